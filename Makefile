@@ -21,7 +21,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 # Execute every chapter and build the HTML book into _build/html (warnings are errors).
 book: setup
-	$(BIN)/jupyter-book build . --path-output . -W -n --keep-going
+	$(BIN)/jupyter-book build . --path-output . -W --keep-going
 	@echo "Open the book: $(BIN)/python -m http.server -d _build/html 8000  (then http://localhost:8000)"
 
 # Headless Chromium for the browser test (Debian package; needs root). Skipped quietly otherwise.
