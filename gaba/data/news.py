@@ -1,0 +1,186 @@
+"""The book's news corpus (14 fictional snippets), its gold triples and aliases, and a loader
+for a reader's own documents.
+
+Taught in chapter "From text to a knowledge graph". The corpus lives in
+``assets/data/kg/`` and was written for this book: every company and person in it is
+fictional. Each snippet states one to three facts; no snippet states a two-hop chain, so a
+question such as "who competes with Kestrel's battery supplier?" needs two documents.
+
+Examples
+--------
+>>> from gaba.data.news import load_documents, load_gold_triples
+>>> docs = load_documents()
+>>> len(docs), docs[0]["id"], sorted(docs[0])
+(14, 'n01', ['date', 'id', 'text', 'title'])
+>>> load_documents(["Aurora supplies Kestrel.", "Voltaic competes with Aurora."])[1]["id"]
+'d02'
+>>> len(load_gold_triples())
+20
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..config import ASSETS
+from ..errors import DocumentError
+
+#: Folder of the news corpus and its gold annotations.
+KG_DIR = ASSETS / "data" / "kg"
+#: The 14 news snippets: a JSON list of {"id", "title", "date", "text"}.
+NEWS_PATH = KG_DIR / "news_snippets.json"
+#: Hand-written gold triples: {"subject", "relation", "object", "doc_id", "evidence"}.
+GOLD_TRIPLES_PATH = KG_DIR / "gold_triples.json"
+#: Hand-written alias table: short form used in the text -> canonical entity name.
+GOLD_ALIASES_PATH = KG_DIR / "gold_aliases.json"
+#: File suffixes read from a folder of documents.
+TEXT_SUFFIXES = (".txt", ".md")
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"{path} is not UTF-8 text; give a JSON file of documents.") from exc
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}); expected a "
+                            'list of strings or of {"id", "text"} objects.') from exc
+
+
+def _one(item: Any, index: int, width: int) -> dict:
+    """Normalise one document to {"id", "title", "date", "text"}; raise DocumentError if unusable."""
+    default_id = f"d{index + 1:0{width}d}"
+    if isinstance(item, str):
+        doc = {"id": default_id, "title": "", "date": None, "text": item}
+    elif isinstance(item, Mapping):
+        if "text" not in item:
+            raise DocumentError(f"document {item.get('id', default_id)!r} (position {index}) has no "
+                                f"'text' field; each document needs 'text' (and optionally 'id').")
+        doc = {"id": item.get("id", default_id), "title": item.get("title", "") or "",
+               "date": item.get("date"), "text": item["text"]}
+        if not isinstance(doc["id"], str) or not doc["id"].strip():
+            raise DocumentError(f"document at position {index} has an id {doc['id']!r}; ids must be "
+                                "non-empty strings.")
+    else:
+        raise DocumentError(f"document at position {index} is a {type(item).__name__}, not text; "
+                            'give strings or {"id", "text"} dicts.')
+    if not isinstance(doc["text"], str):
+        raise DocumentError(f"document {doc['id']!r} has text of type {type(doc['text']).__name__}, "
+                            "not a string.")
+    if not doc["text"].strip():
+        raise DocumentError(f"document {doc['id']!r} is empty; remove it or give it some text.")
+    if "\x00" in doc["text"]:
+        raise DocumentError(f"document {doc['id']!r} contains NUL bytes: it looks like binary data, "
+                            "not text.")
+    return doc
+
+
+def _normalise(items: Iterable[Any]) -> list[dict]:
+    items = list(items)
+    if not items:
+        raise DocumentError("no documents: give at least one non-empty text.")
+    width = max(2, len(str(len(items))))
+    docs = [_one(item, i, width) for i, item in enumerate(items)]
+    seen: set[str] = set()
+    for d in docs:
+        if d["id"] in seen:
+            raise DocumentError(f"two documents share the id {d['id']!r}; ids must be unique.")
+        seen.add(d["id"])
+    return docs
+
+
+def _from_folder(folder: Path) -> list[dict]:
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES)
+    if not files:
+        raise DocumentError(f"{folder} holds no {' or '.join(TEXT_SUFFIXES)} files.")
+    items = []
+    for p in files:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise DocumentError(f"{p} is not UTF-8 text.") from exc
+        rel = p.relative_to(folder).with_suffix("").as_posix()
+        items.append({"id": rel, "title": p.stem, "text": text})
+    return _normalise(items)
+
+
+def load_documents(source: Any = None) -> list[dict]:
+    """Load documents as a list of ``{"id", "title", "date", "text"}`` dicts.
+
+    Taught in chapter "From text to a knowledge graph".
+
+    Parameters
+    ----------
+    source : None, list, str or Path, optional
+        ``None`` (default): the book's 14 news snippets. A list of strings (ids ``d01``,
+        ``d02``, ... are assigned) or of dicts with ``"text"`` and optionally ``"id"``,
+        ``"title"``, ``"date"``. A path to a JSON file holding such a list, or to a folder
+        whose ``.txt``/``.md`` files are the documents (id = path without suffix).
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    DocumentError
+        The source is missing, empty, not text, has a document without text, or repeats an id.
+
+    Examples
+    --------
+    >>> load_documents([{"id": "a", "text": "Kestrel builds vans."}])
+    [{'id': 'a', 'title': '', 'date': None, 'text': 'Kestrel builds vans.'}]
+    """
+    if source is None:
+        source = NEWS_PATH
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.exists():
+            raise DocumentError(f"no such file or folder: {path}. To pass texts directly, give a "
+                                "list of strings.")
+        if path.is_dir():
+            return _from_folder(path)
+        data = _read_json(path)
+        if not isinstance(data, list):
+            raise DocumentError(f"{path} holds a JSON {type(data).__name__}; expected a list of "
+                                'strings or of {"id", "text"} objects.')
+        return _normalise(data)
+    if isinstance(source, (bytes, bytearray)) or isinstance(source, Mapping):
+        raise DocumentError(f"cannot read documents from a {type(source).__name__}; give a list of "
+                            "strings, a list of dicts, or a path.")
+    try:
+        items = list(source)
+    except TypeError as exc:
+        raise DocumentError(f"cannot read documents from a {type(source).__name__}; give a list of "
+                            "strings, a list of dicts, or a path.") from exc
+    return _normalise(items)
+
+
+def load_gold_triples() -> list[dict]:
+    """The hand-written gold triples of the news corpus.
+
+    Taught in chapter "From text to a knowledge graph". Each is a dict with ``subject``,
+    ``relation``, ``object`` (canonical names), ``doc_id`` and ``evidence`` (a sentence copied
+    verbatim from that document).
+
+    Examples
+    --------
+    >>> load_gold_triples()[0]["relation"]
+    'SUPPLIES_TO'
+    """
+    return _read_json(GOLD_TRIPLES_PATH)
+
+
+def load_gold_aliases() -> dict[str, str]:
+    """The hand-written alias table of the news corpus: short form in the text -> canonical name.
+
+    Taught in chapter "From text to a knowledge graph".
+
+    Examples
+    --------
+    >>> load_gold_aliases()["Kestrel"]
+    'Kestrel Motors'
+    """
+    return dict(sorted(_read_json(GOLD_ALIASES_PATH).items()))
