@@ -1,0 +1,532 @@
+"""Measuring retrieval systems honestly: cases, repeated trials, rates with intervals, retrieval metrics.
+
+Taught in chapter "Measuring graph against flat".
+
+The pieces:
+
+- :class:`Case` - one test question: the entities a correct answer must name, its kind
+  (``single-fact``, ``two-hop``, ``three-hop`` or ``unanswerable``) and whether the corpus
+  holds the answer at all;
+- :func:`run_eval` - asks every system every question ``trials`` times (seed 0, 1, ...) and
+  returns a tidy :class:`pandas.DataFrame`, one row per case x system x trial;
+- :func:`pass_rates` and :func:`answer_abstain_rates` - rates with Wilson 95% intervals and
+  the ``n`` behind them (:func:`wilson_interval`); :func:`plot_pass_rates` draws them;
+- :func:`evidence_recall` and :func:`context_tokens` - retrieval-only metrics that need no
+  model call, so they can be run at any corpus size.
+
+Examples
+--------
+>>> wilson_interval(8, 10)  # doctest: +ELLIPSIS
+(0.49016..., 0.94331...)
+>>> cases = [Case("Who runs Acme?", ["ada"], "single-fact"),
+...          Case("Who runs Zeta?", [], "unanswerable")]
+>>> df = run_eval(cases, {"echo": lambda q, seed: "Ada runs Acme."}, trials=2,
+...               abstained=lambda a: "cannot" in a, progress=False)
+>>> df.groupby("case").passed.mean().to_dict()
+{'c01': 1.0, 'c02': 0.0}
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import re
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+#: The kinds of question the evaluation distinguishes, in display order.
+KINDS = ("single-fact", "two-hop", "three-hop", "unanswerable")
+#: z for a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+__all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "pass_rates",
+           "answer_abstain_rates", "plot_pass_rates", "evidence_recall", "context_tokens"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One evaluation question.
+
+    Parameters
+    ----------
+    question : str
+        The question as the systems receive it.
+    expected : list of str
+        Strings a passing answer must all contain (case-insensitive), e.g. ``["voltaic"]``.
+        Empty for unanswerable questions.
+    kind : {"single-fact", "two-hop", "three-hop", "unanswerable"}
+        How many documents the answer needs (or that none holds it).
+    answerable : bool, optional
+        Whether the corpus holds the answer; by default ``kind != "unanswerable"``.
+    id : str, optional
+        A short name; :func:`run_eval` numbers unnamed cases ``c01``, ``c02``, ...
+
+    A passing answer to an answerable case names every expected string and does not abstain;
+    a passing answer to an unanswerable case abstains.
+
+    Examples
+    --------
+    >>> Case("Which company acquired Orchard Software?", ["northwind"], "single-fact").answerable
+    True
+    """
+
+    question: str
+    expected: tuple[str, ...]
+    kind: str
+    answerable: bool | None = None
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.question, str) or not self.question.strip():
+            raise ValueError("Case.question must be a non-empty string.")
+        if isinstance(self.expected, str):
+            raise TypeError(f"Case.expected must be a list of strings, not the string "
+                            f"{self.expected!r}; write [{self.expected!r}].")
+        expected = tuple(str(e).strip() for e in self.expected)
+        if any(not e for e in expected):
+            raise ValueError(f"Case {self.question!r}: an expected string is empty.")
+        if self.kind not in KINDS:
+            raise ValueError(f"Case {self.question!r}: kind {self.kind!r} is not one of {KINDS}.")
+        answerable = self.kind != "unanswerable" if self.answerable is None else bool(self.answerable)
+        if answerable and not expected:
+            raise ValueError(f"Case {self.question!r} is answerable but lists no expected string; "
+                             f"say what a correct answer must name.")
+        if answerable and self.kind == "unanswerable":
+            raise ValueError(f"Case {self.question!r}: kind 'unanswerable' with answerable=True.")
+        object.__setattr__(self, "expected", expected)
+        object.__setattr__(self, "answerable", answerable)
+
+
+def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion of ``k`` successes out of ``n`` trials.
+
+    Unlike the textbook ``p +/- z*sqrt(p(1-p)/n)``, it stays inside [0, 1] and does not
+    collapse to a zero-width interval at 0 or n successes, which matters for small ``n``.
+
+    Parameters
+    ----------
+    k, n : int
+        Successes and trials, ``0 <= k <= n``. With ``n == 0`` nothing is known: (0.0, 1.0).
+    z : float
+        Normal quantile (1.96 for 95%).
+
+    Returns
+    -------
+    (low, high) : tuple of float
+
+    Examples
+    --------
+    >>> wilson_interval(0, 5)  # doctest: +ELLIPSIS
+    (0.0, 0.43448...)
+    >>> wilson_interval(15, 15)[1]
+    1.0
+    """
+    if isinstance(k, bool) or isinstance(n, bool) or int(k) != k or int(n) != n:
+        raise TypeError(f"wilson_interval needs integer counts, got k={k!r}, n={n!r}")
+    k, n = int(k), int(n)
+    if n < 0 or k < 0 or k > n:
+        raise ValueError(f"wilson_interval needs 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    if k == 0:
+        low = 0.0
+    if k == n:
+        high = 1.0
+    return (low, high)
+
+
+def score_answer(answer: str, case: Case, *, abstained: bool) -> bool:
+    """Whether ``answer`` passes ``case`` (see :class:`Case`); ``abstained`` is decided by the caller.
+
+    Examples
+    --------
+    >>> c = Case("Who competes with Kestrel Motors' battery supplier?", ["voltaic"], "two-hop")
+    >>> score_answer("Voltaic Dynamics.", c, abstained=False)
+    True
+    """
+    if not case.answerable:
+        return bool(abstained)
+    text = (answer or "").casefold()
+    return (not abstained) and all(e.casefold() in text for e in case.expected)
+
+
+def _default_abstained() -> Callable[[str], bool]:
+    try:
+        from .graph import is_abstention
+    except ImportError as exc:  # pragma: no cover - gaba.graph is part of the package
+        raise ImportError("run_eval needs gaba.graph.is_abstention, or pass abstained=<function>") from exc
+    return is_abstention
+
+
+def _accepts_temperature(fn: Callable) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "temperature" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _split_output(out: Any) -> tuple[str, Any]:
+    """A system returns an answer, or ``(answer, context)`` like ``graph_rag`` and ``flat_rag``."""
+    if isinstance(out, str):
+        return out, None
+    if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], str):
+        return out[0], out[1]
+    raise TypeError(f"a system must return a string or (answer, context), got {type(out).__name__}")
+
+
+def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: int = 3,
+             temperature: float = 0.7, first_seed: int = 0,
+             abstained: Callable[[str], bool] | None = None, on_error: str = "raise",
+             progress: bool = True):
+    """Ask every system every question ``trials`` times and score each answer.
+
+    Parameters
+    ----------
+    cases : sequence of Case
+    systems : mapping of name -> callable
+        Each is called as ``fn(question, seed)``, or ``fn(question, seed, temperature=t)``
+        when it accepts a ``temperature`` keyword. It returns the answer string, or
+        ``(answer, context)`` where context is the facts or passages it used (their size is
+        recorded as ``context_tokens``).
+    trials : int
+        Repetitions per case and system; trial ``i`` uses seed ``first_seed + i``.
+    temperature : float
+        Sampling temperature handed to systems that accept it. With ``temperature == 0`` the
+        trials of a deterministic model are copies, not evidence (a warning says so).
+    abstained : callable, optional
+        ``answer -> bool``; defaults to ``gaba.graph.is_abstention``.
+    on_error : {"raise", "record"}
+        ``record`` keeps going when a system raises, storing the error on that row (which
+        then fails); ``raise`` stops with a message naming the case and the system.
+    progress : bool
+        Show a tqdm progress bar over the calls.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case x system x trial with columns ``case, question, kind, answerable,
+        system, trial, seed, answer, abstained, passed, context_tokens, seconds, error``.
+
+    Examples
+    --------
+    >>> df = run_eval([Case("Who runs Acme?", ["ada"], "single-fact")],
+    ...               {"a": lambda q, seed: "Ada."}, trials=3, abstained=lambda a: False,
+    ...               progress=False)
+    >>> len(df), bool(df.passed.all())
+    (3, True)
+    """
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    cases = list(cases)
+    if not cases:
+        raise ValueError("run_eval needs at least one Case.")
+    if not all(isinstance(c, Case) for c in cases):
+        bad = next(c for c in cases if not isinstance(c, Case))
+        raise TypeError(f"run_eval takes Case objects, got {type(bad).__name__}: {bad!r}")
+    if not systems:
+        raise ValueError("run_eval needs at least one system (a dict of name -> callable).")
+    for name, fn in systems.items():
+        if not callable(fn):
+            raise TypeError(f"system {name!r} is not callable")
+    if int(trials) != trials or trials < 1:
+        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    if on_error not in {"raise", "record"}:
+        raise ValueError(f"on_error must be 'raise' or 'record', not {on_error!r}")
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    if trials > 1 and temperature == 0:
+        warnings.warn("temperature=0 with several trials: a deterministic model gives the same "
+                      "answer every trial, so the trials add no evidence.", stacklevel=2)
+    abstained = abstained or _default_abstained()
+    ids = [c.id or f"c{i + 1:02d}" for i, c in enumerate(cases)]
+    if len(set(ids)) != len(ids):
+        raise ValueError("two cases share an id; give each case a unique id.")
+    takes_t = {name: _accepts_temperature(fn) for name, fn in systems.items()}
+
+    rows = []
+    bar = tqdm(total=len(cases) * len(systems) * trials, desc="evaluating", unit="answer",
+               disable=not progress)
+    for cid, case in zip(ids, cases):
+        for name, fn in systems.items():
+            for trial in range(int(trials)):
+                seed = first_seed + trial
+                start = time.perf_counter()
+                error, context = "", None
+                try:
+                    out = fn(case.question, seed, temperature=temperature) if takes_t[name] \
+                        else fn(case.question, seed)
+                    answer, context = _split_output(out)
+                except Exception as exc:  # noqa: BLE001 - recorded or re-raised with context
+                    if on_error == "raise":
+                        bar.close()
+                        raise type(exc)(f"system {name!r} failed on case {cid} "
+                                        f"({case.question!r}), trial {trial}: {exc}") from exc
+                    answer, error = "", f"{type(exc).__name__}: {exc}"
+                did_abstain = bool(abstained(answer)) if not error else False
+                rows.append({
+                    "case": cid, "question": case.question, "kind": case.kind,
+                    "answerable": case.answerable, "system": name, "trial": trial, "seed": seed,
+                    "answer": answer, "abstained": did_abstain,
+                    "passed": False if error else score_answer(answer, case, abstained=did_abstain),
+                    "context_tokens": context_tokens(context) if context is not None else None,
+                    "seconds": time.perf_counter() - start, "error": error,
+                })
+                bar.update(1)
+    bar.close()
+    df = pd.DataFrame(rows)
+    df["kind"] = pd.Categorical(df["kind"], categories=[k for k in KINDS if k in set(df["kind"])],
+                                ordered=True)
+    df["system"] = pd.Categorical(df["system"], categories=list(systems), ordered=True)
+    return df
+
+
+def _rate_table(df, by: list[str], column: str, unit: str):
+    import pandas as pd
+
+    if unit not in {"trial", "question"}:
+        raise ValueError(f"unit must be 'trial' or 'question', not {unit!r}")
+    missing = [c for c in [*by, column, "case"] if c not in df.columns]
+    if missing:
+        raise KeyError(f"the results have no column(s) {missing}; columns are {list(df.columns)}")
+    data = df
+    if unit == "question":
+        # a question counts once: it passes when it passed in more than half of its trials
+        data = (df.groupby([*by, "case"], observed=True)[column].mean() > 0.5).reset_index()
+    rows = []
+    for key, group in data.groupby(by, observed=True, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        k, n = int(group[column].sum()), int(len(group))
+        low, high = wilson_interval(k, n)
+        rows.append({**dict(zip(by, key)), "k": k, "n": n, "questions": group["case"].nunique(),
+                     "rate": k / n if n else float("nan"), "low": low, "high": high})
+    out = pd.DataFrame(rows)
+    for col in by:  # keep the categorical order (systems as given, kinds as KINDS)
+        if col in df.columns and isinstance(df[col].dtype, pd.CategoricalDtype):
+            out[col] = pd.Categorical(out[col], categories=df[col].cat.categories, ordered=True)
+    return out.sort_values(by).reset_index(drop=True)
+
+
+def pass_rates(df, by: Sequence[str] = ("system", "kind"), *, unit: str = "trial"):
+    """Pass rate per group with its Wilson 95% interval and ``n``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The output of :func:`run_eval`.
+    by : sequence of str
+        Columns to group by (default system and kind).
+    unit : {"trial", "question"}
+        ``trial`` counts every answer (n = questions x trials). Trials of one question are
+        not independent, so this interval is optimistic; ``question`` counts each question
+        once, as passed when it passed in a majority of its trials.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``*by, k, n, questions, rate, low, high``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"system": ["g"] * 4, "case": ["a", "a", "b", "b"],
+    ...                    "passed": [True, True, True, False]})
+    >>> row = pass_rates(df, by=["system"]).iloc[0]
+    >>> int(row.k), int(row.n), float(row.rate)
+    (3, 4, 0.75)
+    """
+    return _rate_table(df, list(by), "passed", unit)
+
+
+def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "trial"):
+    """Answer rate on answerable cases and abstain rate on unanswerable ones, with intervals.
+
+    A system that always abstains scores 0 on the first and 1 on the second; one that always
+    answers, the reverse. Both rates have to be high.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``*by, measure, k, n, questions, rate, low, high`` with ``measure`` either
+        ``answered (answerable)`` or ``abstained (unanswerable)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"system": ["g"] * 3, "case": ["a", "b", "c"],
+    ...                    "answerable": [True, True, False], "abstained": [False, True, True]})
+    >>> answer_abstain_rates(df)[["measure", "k", "n"]].values.tolist()
+    [['answered (answerable)', 1, 2], ['abstained (unanswerable)', 1, 1]]
+    """
+    import pandas as pd
+
+    if "answerable" not in df.columns or "abstained" not in df.columns:
+        raise KeyError("answer_abstain_rates needs the 'answerable' and 'abstained' columns of run_eval")
+    parts = []
+    answerable = df[df["answerable"]].assign(answered=lambda d: ~d["abstained"].astype(bool))
+    unanswerable = df[~df["answerable"].astype(bool)]
+    for label, data, column in [("answered (answerable)", answerable, "answered"),
+                                ("abstained (unanswerable)", unanswerable, "abstained")]:
+        if len(data):
+            parts.append(_rate_table(data, list(by), column, unit).assign(measure=label))
+    if not parts:
+        raise ValueError("no rows to rate")
+    out = pd.concat(parts, ignore_index=True)
+    return out[[*by, "measure", "k", "n", "questions", "rate", "low", "high"]]
+
+
+def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
+                    ylabel: str = "pass rate", colors: Sequence[str] | None = None):
+    """Grouped bars of ``summary`` rates with Wilson error bars; ``n`` in the tick labels.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`pass_rates` (or :func:`answer_abstain_rates` with ``x="measure"``).
+    ax : matplotlib Axes, optional
+    x, hue : str
+        Column for the groups along the x axis and column for the bars within a group.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    for col in (x, hue, "rate", "low", "high", "n", "k"):
+        if col not in summary.columns:
+            raise KeyError(f"summary has no column {col!r}; pass the output of pass_rates")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.8))
+    groups = list(dict.fromkeys(summary[x]))
+    series = list(dict.fromkeys(summary[hue]))
+    colors = list(colors or ["#cf222e", "#0969da", "#1a7f37", "#8250df", "#bf8700"])
+    width = 0.8 / max(len(series), 1)
+    xs = np.arange(len(groups))
+    for i, name in enumerate(series):
+        sub = summary[summary[hue] == name].set_index(x)
+        rates = [float(sub.loc[g, "rate"]) if g in sub.index else np.nan for g in groups]
+        lows = [float(sub.loc[g, "low"]) if g in sub.index else np.nan for g in groups]
+        highs = [float(sub.loc[g, "high"]) if g in sub.index else np.nan for g in groups]
+        err = np.array([[r - lo for r, lo in zip(rates, lows)], [h - r for r, h in zip(rates, highs)]])
+        pos = xs - 0.4 + width * (i + 0.5)
+        bars = ax.bar(pos, rates, width=width * 0.95, color=colors[i % len(colors)], label=str(name),
+                      yerr=err, capsize=3, error_kw={"elinewidth": 1, "ecolor": "#444"})
+        labels = [f"{int(sub.loc[g, 'k'])}/{int(sub.loc[g, 'n'])}" if g in sub.index else ""
+                  for g in groups]
+        for bar, hi, label in zip(bars, highs, labels):
+            if label:
+                ax.annotate(label, (bar.get_x() + bar.get_width() / 2, hi), xytext=(0, 2),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=7)
+    ticks = []
+    for g in groups:
+        ns = sorted(set(int(v) for v in summary.loc[summary[x] == g, "n"]))
+        ticks.append(f"{g}\n(n={'/'.join(map(str, ns))})")
+    ax.set_xticks(xs, ticks)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1.15)
+    ax.legend(frameon=False, ncols=len(series), loc="upper center")
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def _norm(item: Any) -> Any:
+    if isinstance(item, str):
+        return " ".join(item.casefold().split())
+    if isinstance(item, (tuple, list)):
+        return tuple(_norm(x) for x in item)
+    return item
+
+
+def evidence_recall(retrieved: Iterable, gold: Iterable, *, match: str = "equal") -> float:
+    """Fraction of the gold evidence found in what a retriever returned. No model call.
+
+    Parameters
+    ----------
+    retrieved : iterable
+        What the retriever handed over: fact triples ``(subject, relation, object)``,
+        passage texts, or passage ids/titles.
+    gold : iterable
+        The evidence a correct answer needs, of the same kind (with ``match="contains"``:
+        strings such as gold sentences to look for inside the retrieved passages).
+    match : {"equal", "contains"}
+        ``equal`` compares items after case-folding and collapsing whitespace (triples
+        element by element); ``contains`` counts a gold string as found when it occurs in
+        any retrieved string.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1.0 means every gold item was retrieved (see also ``== 1.0`` per question
+        for the "all evidence" rate).
+
+    Examples
+    --------
+    >>> gold = [("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors"),
+    ...         ("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works")]
+    >>> evidence_recall([("aurora cell works", "SUPPLIES_TO", "Kestrel Motors")], gold)
+    0.5
+    >>> evidence_recall(["Voltaic Dynamics competes with Aurora."], ["competes with aurora"],
+    ...                 match="contains")
+    1.0
+    """
+    if match not in {"equal", "contains"}:
+        raise ValueError(f"match must be 'equal' or 'contains', not {match!r}")
+    if isinstance(gold, str) or isinstance(retrieved, str):
+        raise TypeError("evidence_recall takes collections of items; wrap a single string in a list")
+    gold_items = list(dict.fromkeys(_norm(g) for g in gold))
+    if not gold_items:
+        raise ValueError("evidence_recall: the gold evidence is empty, so recall is undefined")
+    got = [_norm(r) for r in retrieved]
+    if match == "equal":
+        have = set(got)
+        found = sum(g in have for g in gold_items)
+    else:
+        texts = [r if isinstance(r, str) else " ".join(map(str, r)) for r in got]
+        found = sum(any(str(g) in t for t in texts) for g in gold_items)
+    return found / len(gold_items)
+
+
+_WORD = re.compile(r"\S+")
+
+
+def context_tokens(text: Any) -> int:
+    """Approximate number of model tokens in a context: words / 0.75, rounded up.
+
+    English text averages about three quarters of a word per token with common BPE
+    tokenizers; the estimate needs no tokenizer and is the same for every system, which is
+    what a comparison needs. ``text`` may be a string, a list of strings (passages), or a
+    collection of fact triples (each rendered as ``subject relation object``).
+
+    Examples
+    --------
+    >>> context_tokens("Aurora Cell Works supplies Kestrel Motors.")
+    8
+    >>> context_tokens([("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors")])
+    8
+    """
+    if text is None:
+        return 0
+    if isinstance(text, str):
+        words = len(_WORD.findall(text))
+    else:
+        words = 0
+        for item in text:
+            if isinstance(item, str):
+                words += len(_WORD.findall(item))
+            elif isinstance(item, (tuple, list)):
+                words += sum(len(_WORD.findall(str(x))) for x in item)
+            elif isinstance(item, Mapping) and "text" in item:
+                words += len(_WORD.findall(str(item["text"])))
+            else:
+                words += len(_WORD.findall(str(item)))
+    return math.ceil(words / 0.75)

@@ -1,0 +1,261 @@
+"""Tests of gaba.evaluate: cases, Wilson intervals, trials, rates, the plot and retrieval metrics."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import pandas as pd
+import pytest
+
+from gaba.evaluate import (Case, answer_abstain_rates, context_tokens, evidence_recall,
+                           pass_rates, plot_pass_rates, run_eval, score_answer, wilson_interval)
+
+
+def refuses(answer: str) -> bool:
+    return "cannot" in answer.lower()
+
+
+CASES = [
+    Case("Who is the chief executive of Meridian Semiconductors?", ["raman"], "single-fact"),
+    Case("Who competes with Kestrel Motors' battery supplier?", ["voltaic"], "two-hop"),
+    Case("Who is the CEO of Kestrel Motors' tyre supplier?", [], "unanswerable"),
+]
+
+
+# --- Case -----------------------------------------------------------------------------------
+
+def test_case_defaults_and_normalisation():
+    c = Case("q?", ["  voltaic "], "two-hop")
+    assert c.expected == ("voltaic",) and c.answerable is True
+    assert Case("q?", [], "unanswerable").answerable is False
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"question": "", "expected": ["a"], "kind": "two-hop"}, ValueError),
+    ({"question": "q", "expected": "voltaic", "kind": "two-hop"}, TypeError),
+    ({"question": "q", "expected": ["a"], "kind": "four-hop"}, ValueError),
+    ({"question": "q", "expected": [], "kind": "two-hop"}, ValueError),
+    ({"question": "q", "expected": [""], "kind": "two-hop"}, ValueError),
+    ({"question": "q", "expected": ["a"], "kind": "unanswerable", "answerable": True}, ValueError),
+])
+def test_case_rejects_bad_input(kwargs, error):
+    with pytest.raises(error):
+        Case(**kwargs)
+
+
+def test_string_expected_error_says_how_to_fix():
+    with pytest.raises(TypeError, match=r"\['voltaic'\]"):
+        Case("q", "voltaic", "two-hop")
+
+
+def test_score_answer():
+    two_hop, unanswerable = CASES[1], CASES[2]
+    assert score_answer("It is VOLTAIC Dynamics.", two_hop, abstained=False)
+    assert not score_answer("Aurora Cell Works.", two_hop, abstained=False)
+    # naming the entity while abstaining is not a pass
+    assert not score_answer("I cannot say whether Voltaic...", two_hop, abstained=True)
+    assert score_answer("I cannot answer.", unanswerable, abstained=True)
+    assert not score_answer("Bob.", unanswerable, abstained=False)
+
+
+# --- Wilson ---------------------------------------------------------------------------------
+
+def test_wilson_known_values():
+    low, high = wilson_interval(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    # symmetric around one half
+    lo, hi = wilson_interval(5, 10)
+    assert lo + hi == pytest.approx(1.0)
+
+
+def test_wilson_narrows_with_n():
+    widths = [hi - lo for lo, hi in (wilson_interval(n // 2, n) for n in (4, 40, 400))]
+    assert widths[0] > widths[1] > widths[2]
+
+
+@pytest.mark.parametrize("k, n", [(3, 2), (-1, 5), (1, -1)])
+def test_wilson_rejects_impossible_counts(k, n):
+    with pytest.raises(ValueError):
+        wilson_interval(k, n)
+
+
+def test_wilson_rejects_fractions():
+    with pytest.raises(TypeError):
+        wilson_interval(0.5, 2)
+
+
+# --- run_eval -------------------------------------------------------------------------------
+
+def test_run_eval_shape_seeds_and_scoring():
+    calls = []
+
+    def graph(question, seed):
+        calls.append((question, seed))
+        if "tyre" in question:
+            return "I cannot answer from the facts.", [("a", "R", "b")]
+        return "Raman; Voltaic Dynamics", [("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors")]
+
+    def flat(question, seed, *, temperature):
+        assert temperature == 0.7
+        return "Raman" if seed == 0 else "I cannot tell."
+
+    df = run_eval(CASES, {"graph": graph, "flat": flat}, trials=3, abstained=refuses,
+                  progress=False)
+    assert len(df) == len(CASES) * 2 * 3
+    assert sorted({s for _, s in calls}) == [0, 1, 2]
+    assert list(df.columns[:7]) == ["case", "question", "kind", "answerable", "system", "trial", "seed"]
+    g = df[df.system == "graph"]
+    assert g.passed.all()
+    assert (g.context_tokens > 0).all()
+    f = df[df.system == "flat"]
+    assert f[f.case == "c01"].passed.tolist() == [True, False, False]
+    assert f[f.case == "c03"].passed.tolist() == [False, True, True]
+    assert f.context_tokens.isna().all()
+    assert list(df.system.cat.categories) == ["graph", "flat"]
+
+
+def test_run_eval_validates_before_calling():
+    def never(q, seed):
+        raise AssertionError("must not be called")
+
+    with pytest.raises(ValueError):
+        run_eval([], {"x": never}, abstained=refuses)
+    with pytest.raises(ValueError):
+        run_eval(CASES, {}, abstained=refuses)
+    with pytest.raises(TypeError):
+        run_eval(["a question"], {"x": never}, abstained=refuses)
+    with pytest.raises(TypeError):
+        run_eval(CASES, {"x": "not callable"}, abstained=refuses)
+    with pytest.raises(ValueError):
+        run_eval(CASES, {"x": never}, trials=0, abstained=refuses)
+    with pytest.raises(ValueError):
+        run_eval(CASES, {"x": never}, on_error="ignore", abstained=refuses)
+    with pytest.raises(ValueError):
+        run_eval([Case("a", ["x"], "two-hop", id="same"), Case("b", ["y"], "two-hop", id="same")],
+                 {"x": never}, abstained=refuses)
+
+
+def test_run_eval_warns_on_deterministic_trials():
+    with pytest.warns(UserWarning, match="temperature=0"):
+        run_eval(CASES[:1], {"x": lambda q, s: "Raman"}, trials=2, temperature=0.0,
+                 abstained=refuses, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run_eval(CASES[:1], {"x": lambda q, s: "Raman"}, trials=1, temperature=0.0,
+                 abstained=refuses, progress=False)
+
+
+def test_run_eval_error_names_case_and_system():
+    def broken(q, seed):
+        raise RuntimeError("backend down")
+
+    with pytest.raises(RuntimeError, match=r"system 'b' failed on case c01"):
+        run_eval(CASES, {"b": broken}, trials=1, abstained=refuses, progress=False)
+
+
+def test_run_eval_record_keeps_going():
+    def flaky(q, seed):
+        if seed == 1:
+            raise RuntimeError("timeout")
+        return "Raman Voltaic"
+
+    df = run_eval(CASES[:2], {"f": flaky}, trials=3, abstained=refuses, on_error="record",
+                  progress=False)
+    assert len(df) == 6
+    bad = df[df.error != ""]
+    assert len(bad) == 2 and not bad.passed.any() and bad.error.str.contains("timeout").all()
+
+
+def test_run_eval_rejects_bad_system_output():
+    with pytest.raises(TypeError, match="must return a string"):
+        run_eval(CASES[:1], {"x": lambda q, s: 42}, trials=1, abstained=refuses, progress=False)
+
+
+# --- rates ----------------------------------------------------------------------------------
+
+def _results():
+    answers = {"graph": {"c01": "Raman", "c02": "Voltaic", "c03": "cannot"},
+               "flat": {"c01": "Raman", "c02": "Aurora", "c03": "Somebody"}}
+    return run_eval(CASES, {name: (lambda table: lambda q, seed: table[
+        {c.question: f"c{i + 1:02d}" for i, c in enumerate(CASES)}[q]])(t)
+        for name, t in answers.items()}, trials=4, abstained=refuses, progress=False)
+
+
+def test_pass_rates_with_intervals():
+    s = pass_rates(_results())
+    assert list(s.columns) == ["system", "kind", "k", "n", "questions", "rate", "low", "high"]
+    assert len(s) == 6 and (s.n == 4).all() and (s.questions == 1).all()
+    row = s[(s.system == "flat") & (s.kind == "two-hop")].iloc[0]
+    assert (row.k, row.rate, row.low) == (0, 0.0, 0.0)
+    assert row.high == pytest.approx(wilson_interval(0, 4)[1])
+    assert s.system.tolist()[:3] == ["graph"] * 3  # systems keep the order they were given in
+
+
+def test_pass_rates_per_question_counts_each_question_once():
+    df = pd.DataFrame({"system": ["s"] * 6, "case": ["a"] * 3 + ["b"] * 3,
+                       "passed": [True, True, False, False, False, True]})
+    by_q = pass_rates(df, by=["system"], unit="question").iloc[0]
+    assert (by_q.k, by_q.n) == (1, 2)
+    with pytest.raises(ValueError):
+        pass_rates(df, by=["system"], unit="case")
+    with pytest.raises(KeyError):
+        pass_rates(df, by=["kind"])
+
+
+def test_answer_abstain_rates():
+    r = answer_abstain_rates(_results())
+    g = r[r.system == "graph"].set_index("measure")
+    assert g.loc["answered (answerable)", "k"] == 8 and g.loc["answered (answerable)", "n"] == 8
+    assert g.loc["abstained (unanswerable)", "rate"] == 1.0
+    f = r[r.system == "flat"].set_index("measure")
+    assert f.loc["abstained (unanswerable)", "k"] == 0
+
+
+def test_plot_pass_rates_draws_bars_with_n():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = plot_pass_rates(pass_rates(_results()))
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[0].startswith("single-fact") and "(n=4)" in labels[0]
+    assert len(ax.patches) == 6
+    with pytest.raises(KeyError):
+        plot_pass_rates(pd.DataFrame({"rate": [0.5]}))
+
+
+# --- retrieval metrics ----------------------------------------------------------------------
+
+def test_evidence_recall_triples_and_passages():
+    gold = [("A", "R", "B"), ("B", "S", "C")]
+    assert evidence_recall([("a", "R", "b"), ("x", "y", "z")], gold) == 0.5
+    assert evidence_recall(gold + [("q", "r", "s")], gold) == 1.0
+    assert evidence_recall([], gold) == 0.0
+    assert evidence_recall(["d3", "d7"], ["d7", "d3"]) == 1.0
+    assert evidence_recall(["d13"], ["d1"]) == 0.0  # ids compare whole, not as substrings
+    assert evidence_recall(["Northwind  Systems acquired Orchard."], ["northwind systems acquired"],
+                           match="contains") == 1.0
+
+
+@pytest.mark.parametrize("args, error", [
+    (([("a",)], []), ValueError),
+    (("abc", ["a"]), TypeError),
+    (([], ["a"]), None),
+])
+def test_evidence_recall_bad_input(args, error):
+    if error is None:
+        assert evidence_recall(*args) == 0.0
+    else:
+        with pytest.raises(error):
+            evidence_recall(*args)
+    with pytest.raises(ValueError):
+        evidence_recall(["a"], ["a"], match="fuzzy")
+
+
+def test_context_tokens():
+    assert context_tokens("") == 0 and context_tokens(None) == 0
+    assert context_tokens("one two three") == 4
+    assert context_tokens(["one two", "three"]) == 4
+    assert context_tokens([("A B", "R", "C")]) == math.ceil(4 / 0.75)
+    assert context_tokens([{"id": "d1", "text": "one two three"}]) == 4
