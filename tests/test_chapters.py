@@ -1,0 +1,82 @@
+"""Every chapter has the book's shape: objectives, a summary, and exercises whose solutions execute.
+
+Also checks notebook hygiene: no committed outputs, a first code cell that prints the backend,
+and hidden assertion cells tagged ``remove-cell``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = sorted(p for p in (ROOT / "chapters").rglob("*.ipynb")
+                  if ".ipynb_checkpoints" not in p.parts)
+# Labs are workbooks with their own shape (tasks + a checker), not chapters.
+BOOK_CHAPTERS = [p for p in CHAPTERS if "labs" not in p.parts]
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _src(cell: dict) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def test_there_are_chapters():
+    assert BOOK_CHAPTERS, "no chapter notebooks under chapters/"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_outputs_committed(path):
+    for c in _cells(path):
+        if c["cell_type"] == "code":
+            assert not c.get("outputs") and not c.get("execution_count"), \
+                f"{path.name} has outputs: run `make strip`"
+
+
+@pytest.mark.parametrize("path", BOOK_CHAPTERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_chapter_shape(path):
+    cells = _cells(path)
+    md = [_src(c) for c in cells if c["cell_type"] == "markdown"]
+    assert md and md[0].lstrip().startswith("# "), f"{path.name}: first cell must hold the # title"
+    objectives = re.search(r"\*\*In this chapter you will\*\*\s*\n((?:\s*[-*] .+\n?){2,4})", md[0])
+    assert objectives, f"{path.name}: the opening cell needs 2-4 learning objectives"
+    text = "\n".join(md)
+    assert re.search(r"^## Summary\s*$", text, re.M), f"{path.name}: no '## Summary' section"
+    assert re.search(r"^## Exercises\s*$", text, re.M), f"{path.name}: no '## Exercises' section"
+    assert "{exercise-start}" in text, f"{path.name}: exercises must use exercise-start blocks"
+    # every solution opens a block whose code cells execute and end with an assertion
+    solved = 0
+    for i, c in enumerate(cells):
+        if c["cell_type"] == "markdown" and "{solution-start}" in _src(c):
+            code = []
+            for d in cells[i + 1:]:
+                if d["cell_type"] == "markdown" and "{solution-end}" in _src(d):
+                    break
+                if d["cell_type"] == "code":
+                    code.append(_src(d))
+            assert code, f"{path.name}: a solution block has no code cell"
+            last = [ln for ln in code[-1].strip().splitlines() if ln.strip()]
+            assert any(ln.lstrip().startswith("assert") for ln in last), \
+                f"{path.name}: a solution's code must contain an assert"
+            solved += 1
+    assert solved >= 1, f"{path.name}: no executing solution"
+
+
+@pytest.mark.parametrize("path", BOOK_CHAPTERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_first_code_cell_describes_backend(path):
+    code = [c for c in _cells(path) if c["cell_type"] == "code"]
+    assert code and "describe()" in _src(code[0]), f"{path.name}: first code cell must print describe()"
+
+
+@pytest.mark.parametrize("path", BOOK_CHAPTERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_hidden_assertions(path):
+    hidden = [c for c in _cells(path) if c["cell_type"] == "code"
+              and "remove-cell" in c.get("metadata", {}).get("tags", [])]
+    assert hidden and all("assert" in _src(c) for c in hidden), \
+        f"{path.name}: needs hidden remove-cell assertion cells"
