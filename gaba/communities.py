@@ -476,8 +476,8 @@ def route(question: str, G=None, *, use_model: bool = True, explain: bool = Fals
     exactly one route match. Otherwise, the model classifies the question with a JSON schema
     whose only field is an enum of the three routes. A question nobody can classify falls
     back to ``"flat"`` (plain passage retrieval, the safest default), with a note saying why:
-    the model's reply failed the schema, the model is not used, or it chose ``"local"`` but
-    the question names no entity of ``G``.
+    it has fewer than three words, the model's reply failed the schema, the model is not
+    used, or it chose ``"local"`` but the question names no entity of ``G``.
 
     Parameters
     ----------
@@ -500,6 +500,9 @@ def route(question: str, G=None, *, use_model: bool = True, explain: bool = Fals
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("route needs a non-empty question string.")
+    if len(re.findall(r"[^\W\d_]{2,}", question)) < 3:
+        d = RouteDecision("flat", "fallback", "too few words to classify")
+        return d if explain else d.route
     r, reason = rule_route(question, G)
     if r is not None:
         d = RouteDecision(r, "rules", reason)
@@ -541,7 +544,7 @@ class Answer:
 
 def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None,
         route_to: str | None = None, use_model: bool = True, hops: int = 2, k: int = 2,
-        top: int = 3, local: Callable[..., tuple[str, Any]] | None = None,
+        top: int = 3, scorer: str = "embed", local: Callable[..., tuple[str, Any]] | None = None,
         flat: Callable[..., tuple[str, Any]] | None = None) -> Answer:
     """Route a question and answer it with the chosen retriever.
 
@@ -559,6 +562,8 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
         Passed to :func:`route`.
     hops, k, top : int
         Hops of local traversal, passages of flat retrieval, summaries of global answers.
+    scorer : {"embed", "llm"}
+        How global answers score the summaries (see :func:`score_summaries`).
     local, flat : callable, optional
         Replace ``gaba.graph.graph_rag`` / ``gaba.graph.flat_rag`` (same signatures).
 
@@ -591,7 +596,7 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
         if summaries is None:
             summaries = summarize_communities(G, detect_communities(G))
             note += f"; summarized {len(summaries)} communities first (pass summaries= to reuse them)"
-        answer, evidence = global_rag(question, G, summaries, top=top)
+        answer, evidence = global_rag(question, G, summaries, top=top, scorer=scorer)
     return Answer(answer, d.route, list(evidence), d.by, note)
 
 
