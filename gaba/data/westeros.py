@@ -1,0 +1,302 @@
+"""The family graph of the great houses of a fantasy saga, and a generator of larger genealogies.
+
+Taught in chapter *Multi-hop queries in a graph database*.
+
+:func:`load_westeros` reads ``assets/data/westeros/`` (two CSV files we wrote: one row per
+character, one row per relation) into a :class:`networkx.MultiDiGraph`. Nodes are keyed by the
+character's name and carry ``name``, ``house``, ``gender``, ``role`` and ``aliases`` (a list).
+Every edge carries ``relation`` (one of :data:`RELATIONS`) and uses the relation as its key, so a
+pair of characters has at most one edge of each type.
+
+Direction: ``FATHER_OF``, ``MOTHER_OF``, ``FOSTERED`` and ``SERVED`` point from the parent,
+foster parent or servant to the child, ward or lord. The symmetric relations (``SIBLING_OF``,
+``MARRIED_TO``, ...) are stored once, from the alphabetically first name; traverse them with
+``direction="both"``.
+
+:func:`synthetic_genealogy` grows a genealogy with the same relation vocabulary to any size
+(10^3 to 10^6 people) for scaling experiments; :func:`genealogy_records` gives the same data as
+plain records, cheaper than a NetworkX graph at a million people.
+
+Examples
+--------
+>>> G = load_westeros()
+>>> [u for u, _, r in G.in_edges("Jon Snow", data="relation") if r == "FATHER_OF"]
+['Rhaegar Targaryen']
+>>> G.nodes["Daenerys Targaryen"]["house"]
+'Targaryen'
+>>> S = synthetic_genealogy(1000, seed=0)
+>>> S.number_of_nodes()
+1000
+"""
+from __future__ import annotations
+
+import csv
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import ASSETS
+
+#: Folder of the family graph's files.
+WESTEROS_DIR = ASSETS / "data" / "westeros"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One relation type of the family graph."""
+
+    name: str          # the edge type, as stored in NetworkX and in FalkorDB
+    symmetric: bool    # stored once; means the same read in either direction
+    phrase: str        # "source <phrase> target" is an English sentence
+    kind: str          # "kin" (blood and marriage), "bond" (fostering, love, betrothal), "weak"
+
+
+#: The relation vocabulary, strongest first.
+RELATIONS: dict[str, Relation] = {r.name: r for r in [
+    Relation("FATHER_OF", False, "is the father of", "kin"),
+    Relation("MOTHER_OF", False, "is the mother of", "kin"),
+    Relation("SIBLING_OF", True, "is a sibling of", "kin"),
+    Relation("MARRIED_TO", True, "married", "kin"),
+    Relation("LOVER_OF", True, "was the lover of", "bond"),
+    Relation("FOSTERED", False, "raised as a foster child", "bond"),
+    Relation("BETROTHED_TO", True, "was betrothed to", "bond"),
+    Relation("SERVED", False, "served", "weak"),
+    Relation("WORKED_WITH", True, "worked alongside", "weak"),
+    Relation("MET_ONCE", True, "met once", "weak"),
+]}
+
+#: Relations that lead from a parent to a child (walk them backwards for ancestors).
+PARENT_RELATIONS = ("FATHER_OF", "MOTHER_OF")
+
+
+def _split_aliases(text: str) -> list[str]:
+    return [a.strip() for a in (text or "").split(";") if a.strip()]
+
+
+def load_westeros(path: str | Path | None = None):
+    """Load the family graph of the great houses.
+
+    Taught in chapter *Multi-hop queries in a graph database*.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        Folder holding ``characters.csv`` and ``relations.csv`` (default: the book's
+        ``assets/data/westeros``). Use it to load your own family graph in the same format.
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+        Nodes keyed by name with attributes ``name``, ``house``, ``gender``, ``role``,
+        ``aliases``; edges keyed by relation with attribute ``relation``. ``G.graph`` holds
+        ``name="westeros"`` and ``symmetric`` (the set of symmetric relation names).
+
+    Raises
+    ------
+    FileNotFoundError
+        The folder or one of its two files is missing.
+    ValueError
+        A relation row names an unknown character or relation type, or repeats an edge.
+
+    Examples
+    --------
+    >>> G = load_westeros()
+    >>> G.number_of_nodes() > 250 and G.number_of_edges() > 600
+    True
+    >>> sorted(v for _, v, r in G.out_edges("Aerys II Targaryen", data="relation") if r == "MARRIED_TO")
+    ['Rhaella Targaryen']
+    """
+    import networkx as nx
+
+    folder = Path(path) if path is not None else WESTEROS_DIR
+    chars, rels = folder / "characters.csv", folder / "relations.csv"
+    for f in (chars, rels):
+        if not f.is_file():
+            raise FileNotFoundError(f"{f} is missing; a family graph folder needs characters.csv and "
+                                    "relations.csv (see assets/data/westeros/README.md).")
+    G = nx.MultiDiGraph(name="westeros", symmetric=frozenset(r.name for r in RELATIONS.values()
+                                                            if r.symmetric))
+    with open(chars, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            name = row["name"].strip()
+            if name in G:
+                raise ValueError(f"{chars.name}: {name!r} appears twice.")
+            G.add_node(name, name=name, house=row["house"], gender=row["gender"], role=row["role"],
+                       aliases=_split_aliases(row.get("aliases", "")))
+    with open(rels, newline="", encoding="utf-8") as fh:
+        for lineno, row in enumerate(csv.DictReader(fh), start=2):
+            s, r, t = row["source"].strip(), row["relation"].strip(), row["target"].strip()
+            for n in (s, t):
+                if n not in G:
+                    raise ValueError(f"{rels.name} line {lineno}: {n!r} is not in {chars.name}.")
+            if r not in RELATIONS:
+                raise ValueError(f"{rels.name} line {lineno}: unknown relation {r!r}; "
+                                 f"known: {', '.join(RELATIONS)}.")
+            if G.has_edge(s, t, key=r) or (RELATIONS[r].symmetric and G.has_edge(t, s, key=r)):
+                raise ValueError(f"{rels.name} line {lineno}: {s} {r} {t} is listed twice.")
+            G.add_edge(s, t, key=r, relation=r)
+    return G
+
+
+# --- synthetic genealogies -------------------------------------------------------------------
+
+_SURNAMES = ["Ashford", "Blackmont", "Brightwater", "Caron", "Dustin", "Errol", "Fell", "Grandison",
+             "Harte", "Hornwood", "Jordayne", "Kenning", "Lefford", "Mallister", "Norcross", "Oakheart",
+             "Piper", "Qorgyle", "Rowan", "Selmy", "Toland", "Uller", "Vance", "Wode", "Yronwood"]
+
+
+def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None, seed: int = 0,
+                      weak_ties: float = 0.5) -> tuple[list[dict], list[tuple[str, str, str]]]:
+    """Generate a synthetic genealogy as plain records: ``(nodes, edges)``.
+
+    Taught in chapter *Multi-hop queries in a graph database*.
+
+    Generation by generation, couples from different houses marry and have one to five
+    children; all children of a couple are ``SIBLING_OF`` each other; a fraction of people also
+    get weak ties (``SERVED`` someone of an older generation, ``MET_ONCE`` anyone). Names are
+    unique (``"Person 17 Vance"``). About 3.6 edges per person.
+
+    Parameters
+    ----------
+    n_people : int, optional
+        Stop after this many people (10 to 10,000,000).
+    n_edges : int, optional
+        Or stop once this many edges exist (give exactly one of the two).
+    seed : int
+        Random seed; the same arguments always give the same records.
+    weak_ties : float
+        Expected number of weak ties per person (default 0.5).
+
+    Returns
+    -------
+    nodes : list of dict
+        ``name``, ``house``, ``gender``, ``generation``.
+    edges : list of (source, relation, target)
+
+    Examples
+    --------
+    >>> nodes, edges = genealogy_records(200, seed=1)
+    >>> len(nodes), sorted({r for _, r, _ in edges})[:3]
+    (200, ['FATHER_OF', 'MARRIED_TO', 'MET_ONCE'])
+    """
+    if (n_people is None) == (n_edges is None):
+        raise ValueError("give exactly one of n_people and n_edges.")
+    target = n_people if n_people is not None else n_edges
+    if not isinstance(target, int) or isinstance(target, bool) or not 10 <= target <= 10_000_000:
+        raise ValueError(f"the size must be an integer between 10 and 10,000,000, not {target!r}.")
+    if not 0 <= weak_ties <= 5:
+        raise ValueError(f"weak_ties={weak_ties!r} must be between 0 and 5.")
+    rng = random.Random(seed)
+    n_houses = max(4, (n_people or n_edges // 4) // 120)
+    houses = [f"{_SURNAMES[i % len(_SURNAMES)]}{'' if i < len(_SURNAMES) else f' {i // len(_SURNAMES)}'}"
+              for i in range(n_houses)]
+    nodes: list[dict] = []
+    edges: list[tuple[str, str, str]] = []
+
+    def full() -> bool:
+        return len(nodes) >= n_people if n_people is not None else len(edges) >= n_edges
+
+    def person(house: str, gender: str, generation: int) -> str:
+        name = f"Person {len(nodes)} {house}"
+        nodes.append({"name": name, "house": house, "gender": gender, "generation": generation})
+        return name
+
+    # generation 0: one founding couple per house
+    couples: list[tuple[str, str, str]] = []          # (husband, wife, house of the children)
+    for h in houses:
+        if full():
+            break
+        m = person(h, "male", 0)
+        f = person(h, "female", 0)
+        edges.append((min(m, f), "MARRIED_TO", max(m, f)))
+        couples.append((m, f, h))
+    generation = 0
+    older: list[str] = [n["name"] for n in nodes]
+    while not full():
+        generation += 1
+        men: list[tuple[str, str]] = []
+        women: list[tuple[str, str]] = []
+        for father, mother, house in couples:
+            if full():
+                break
+            kids = []
+            for _ in range(rng.choice((1, 2, 2, 3, 3, 4, 5))):
+                if full():
+                    break
+                g = rng.choice(("male", "female"))
+                k = person(house, g, generation)
+                edges.append((father, "FATHER_OF", k))
+                edges.append((mother, "MOTHER_OF", k))
+                for sib in kids:
+                    edges.append((min(sib, k), "SIBLING_OF", max(sib, k)))
+                kids.append(k)
+                (men if g == "male" else women).append((k, house))
+                for _ in range(int(weak_ties) + (rng.random() < weak_ties % 1)):
+                    if rng.random() < 0.6 and older:
+                        edges.append((k, "SERVED", rng.choice(older)))
+                    else:
+                        other = nodes[rng.randrange(len(nodes))]["name"]
+                        if other != k:
+                            edges.append((min(k, other), "MET_ONCE", max(k, other)))
+        if full():
+            break
+        rng.shuffle(men)
+        rng.shuffle(women)
+        couples = []
+        for (m, mh), (f, fh) in zip(men, women):
+            if mh == fh or rng.random() > 0.85:
+                continue
+            edges.append((min(m, f), "MARRIED_TO", max(m, f)))
+            couples.append((m, f, mh))
+        if not couples:          # a dead end (tiny sizes): found a new couple
+            m = person(rng.choice(houses), "male", generation)
+            f = person(rng.choice(houses), "female", generation)
+            edges.append((min(m, f), "MARRIED_TO", max(m, f)))
+            couples.append((m, f, nodes[-2]["house"]))
+        older = [k for k, _ in men + women] or older
+    # weak ties may repeat by chance: keep each (source, relation, target) once
+    seen: set = set()
+    unique = []
+    for e in edges:
+        if e not in seen:
+            seen.add(e)
+            unique.append(e)
+    if n_edges is not None:
+        unique = unique[:n_edges]
+        names = {s for s, _, _ in unique} | {t for _, _, t in unique}
+        nodes = [n for n in nodes if n["name"] in names]
+    return nodes, unique
+
+
+def synthetic_genealogy(n_people: int | None = None, *, n_edges: int | None = None, seed: int = 0,
+                        weak_ties: float = 0.5):
+    """Grow a synthetic genealogy as a :class:`networkx.MultiDiGraph` (same schema as the saga's).
+
+    Taught in chapter *Multi-hop queries in a graph database*.
+
+    Parameters
+    ----------
+    n_people, n_edges, seed, weak_ties
+        As in :func:`genealogy_records` (give ``n_people`` or ``n_edges``).
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+        Nodes keyed by name with ``name``, ``house``, ``gender``, ``generation``; edges keyed by
+        relation with attribute ``relation``; ``G.graph["name"]`` is ``"genealogy-<size>-<seed>"``.
+
+    Examples
+    --------
+    >>> G = synthetic_genealogy(n_edges=1000, seed=0)
+    >>> G.number_of_edges()
+    1000
+    """
+    import networkx as nx
+
+    nodes, edges = genealogy_records(n_people, n_edges=n_edges, seed=seed, weak_ties=weak_ties)
+    size = n_people if n_people is not None else f"{n_edges}e"
+    G = nx.MultiDiGraph(name=f"genealogy-{size}-{seed}",
+                        symmetric=frozenset(r.name for r in RELATIONS.values() if r.symmetric))
+    G.add_nodes_from((n["name"], n) for n in nodes)
+    G.add_edges_from((s, t, r, {"relation": r}) for s, r, t in edges)
+    return G
