@@ -38,6 +38,8 @@ from typing import Any
 
 #: The kinds of question the evaluation distinguishes, in display order.
 KINDS = ("single-fact", "two-hop", "three-hop", "unanswerable")
+#: Tokens per English word assumed by :func:`context_tokens`.
+TOKENS_PER_WORD = 1.3
 #: z for a two-sided 95% interval.
 Z95 = 1.959963984540054
 
@@ -500,19 +502,19 @@ _WORD = re.compile(r"\S+")
 
 
 def context_tokens(text: Any) -> int:
-    """Approximate number of model tokens in a context: words / 0.75, rounded up.
+    """Approximate number of model tokens in a context: words x 1.3, rounded down.
 
-    English text averages about three quarters of a word per token with common BPE
-    tokenizers; the estimate needs no tokenizer and is the same for every system, which is
-    what a comparison needs. ``text`` may be a string, a list of strings (passages), or a
+    English text averages about 1.3 tokens per word with common BPE tokenizers (the same
+    rule as ``gaba.graph.approx_tokens``); the estimate needs no tokenizer and is the same
+    for every system, which is what a comparison needs. ``text`` may be a string, a list of strings (passages), or a
     collection of fact triples (each rendered as ``subject relation object``).
 
     Examples
     --------
     >>> context_tokens("Aurora Cell Works supplies Kestrel Motors.")
-    8
+    7
     >>> context_tokens([("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors")])
-    8
+    7
     """
     if text is None:
         return 0
@@ -529,4 +531,231 @@ def context_tokens(text: Any) -> int:
                 words += len(_WORD.findall(str(item["text"])))
             else:
                 words += len(_WORD.findall(str(item)))
-    return math.ceil(words / 0.75)
+    return int(words * TOKENS_PER_WORD)
+
+
+# --------------------------------------------------------------------------- retrieval experiments
+
+def take_within_budget(items: Iterable, budget: int | None, *,
+                       size: Callable[[Any], int] | None = None) -> list:
+    """The longest prefix of ``items`` whose total size fits in ``budget`` tokens.
+
+    ``size`` defaults to :func:`context_tokens` of one item; ``budget=None`` keeps everything.
+
+    Examples
+    --------
+    >>> take_within_budget(["one two", "three four five", "six"], 4)
+    ['one two']
+    >>> take_within_budget(["a", "b"], None)
+    ['a', 'b']
+    """
+    items = list(items)
+    if budget is None:
+        return items
+    if isinstance(budget, bool) or int(budget) != budget or budget < 0:
+        raise ValueError(f"budget must be a non-negative number of tokens or None, not {budget!r}")
+    size = size or (lambda item: context_tokens([item]))
+    kept, used = [], 0
+    for item in items:
+        cost = size(item)
+        if used + cost > budget:
+            break
+        kept.append(item)
+        used += cost
+    return kept
+
+
+def _ordered_facts(G, entities, hops: int) -> list[tuple[str, str, str]]:
+    """Facts in hop order (hop 1 first), sorted within a hop: a question-blind order."""
+    from .graph import gather_facts_by_hop
+
+    out: list[tuple[str, str, str]] = []
+    for layer in gather_facts_by_hop(G, entities, hops):
+        out.extend(sorted(layer))
+    return out
+
+
+def scaling_retrieval(sizes: Sequence[int], *, n_questions: int = 50, seed: int = 0, k: int = 5,
+                      hops: int = 2, budget: int | None = None, progress: bool = True,
+                      embed: Callable | None = None):
+    """Flat top-k against graph traversal on growing synthetic corpora; retrieval only, no model call.
+
+    For every size, :func:`gaba.data.synthetic.make_scaling_corpus` generates the corpus with
+    its planted two-hop questions; the corpora are nested, so the documents of the largest are
+    embedded once (and cached). For every question:
+
+    - ``flat top-k``: the ``k`` documents most similar to the question; it has the evidence
+      when both documents that hold the chain's facts are among them;
+    - ``graph <hops>-hop``: the facts within ``hops`` hops of the entities the question names
+      (:func:`gaba.graph.find_entities`) in the graph of the corpus's exact triples; it has
+      the evidence when both chain facts are among them;
+    - with ``budget``, also ``graph, first <budget> facts``: the same facts cut to the first
+      ``budget`` in hop order (a question-blind cap).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per size x question x method: ``size, question, method, recall,
+        all_evidence, facts, context_tokens, seconds, link_seconds``: the retrieval time of
+        that query, and for the graph the part of it spent finding the question's entities.
+    """
+    import numpy as np
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from .data.synthetic import make_scaling_corpus
+    from .embed import cosine_top_k
+    from .graph import fact_sentence, find_entities
+
+    sizes = sorted({int(s) for s in sizes})
+    if not sizes or sizes[0] < 2:
+        raise ValueError(f"sizes must be document counts of at least 2, got {sizes!r}")
+    if k < 1 or hops < 1:
+        raise ValueError("k and hops must be at least 1")
+    embed = embed or _embed
+    largest = make_scaling_corpus(sizes[-1], n_questions=n_questions, seed=seed)
+    text_of = {d["id"]: d["text"] for d in largest.documents}
+    vectors = dict(zip(text_of, embed(list(text_of.values()), kind="passage")))
+    rows = []
+    for n in tqdm(sizes, desc="corpus sizes", unit="size", disable=not progress):
+        corpus = largest if n == sizes[-1] else make_scaling_corpus(n, n_questions=n_questions, seed=seed)
+        missing = [d for d in corpus.documents if d["id"] not in vectors
+                   or text_of[d["id"]] != d["text"]]
+        if missing:  # corpora are nested; this only happens if the generator changes
+            raise RuntimeError(f"corpus of {n} documents is not a subset of the largest one")
+        doc_ids = [d["id"] for d in corpus.documents]
+        matrix = np.stack([vectors[i] for i in doc_ids])
+        G = corpus.to_graph()
+        qvecs = embed([q.question for q in corpus.questions], kind="query")
+        for q, qv in zip(corpus.questions, qvecs):
+            t0 = time.perf_counter()
+            top = [doc_ids[i] for i in cosine_top_k(qv, matrix, min(k, len(doc_ids)))]
+            t_flat = time.perf_counter() - t0
+            recall = evidence_recall(top, q.doc_ids)
+            rows.append({"size": n, "question": q.id, "method": f"flat top-{k}", "recall": recall,
+                         "all_evidence": recall == 1.0, "facts": None,
+                         "context_tokens": context_tokens([text_of[i] for i in top]),
+                         "seconds": t_flat, "link_seconds": None})
+            t0 = time.perf_counter()
+            entities = find_entities(q.question, G)
+            t_link = time.perf_counter() - t0
+            facts = _ordered_facts(G, entities, hops) if entities else []
+            t_graph = time.perf_counter() - t0
+            gold = [t.fact for t in q.facts]
+            variants = [(f"graph {hops}-hop", facts)]
+            if budget is not None:
+                variants.append((f"graph, first {budget} facts", facts[:budget]))
+            for name, kept in variants:
+                recall = evidence_recall(kept, gold)
+                rows.append({"size": n, "question": q.id, "method": name, "recall": recall,
+                             "all_evidence": recall == 1.0, "facts": len(kept),
+                             "context_tokens": context_tokens([fact_sentence(f) for f in kept]),
+                             "seconds": t_graph, "link_seconds": t_link})
+    return pd.DataFrame(rows)
+
+
+def _embed(texts, kind="passage"):
+    from .embed import embed_texts
+
+    return embed_texts(list(texts), kind=kind)
+
+
+def retrieval_summary(df, by: Sequence[str] = ("size", "method")):
+    """All-evidence rate per group with Wilson 95% interval and n, plus mean recall and context size.
+
+    Works on the output of :func:`scaling_retrieval` and :func:`budget_recall`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``*by, k, n, rate, low, high, mean_recall, median_tokens, mean_ms``.
+    """
+    by = list(by)
+    out = _rate_table(df.assign(case=df.get("question", df.get("example"))), by, "all_evidence", "trial")
+    extra = df.groupby(by, observed=True, sort=True).agg(
+        mean_recall=("recall", "mean"), median_tokens=("context_tokens", "median"),
+        mean_ms=("seconds", lambda s: 1000 * s.mean())).reset_index()
+    return out.drop(columns="questions").merge(extra, on=by)
+
+
+def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200, 400), hops: int = 2,
+                  triples: Mapping | None = None, rank: Callable | None = None,
+                  embed: Callable | None = None, progress: bool = True):
+    """Evidence recall of graph traversal and flat retrieval at equal context budgets, on a
+    multi-hop benchmark in the common :class:`~gaba.data.benchmarks.MultiHopExample` form.
+
+    - flat: every distinct paragraph of all ``examples`` is pooled into one corpus; for each
+      question the paragraphs are ranked by embedding similarity and their sentences taken in
+      that order until the budget is spent; the question has its evidence when every
+      supporting sentence made it in;
+    - graph: a graph of ``triples`` (title -> [(subject, relation, object, sentence)], e.g.
+      :func:`~gaba.data.benchmarks.load_sample_triples`) or, by default, of the examples'
+      evidence triples; traversal from the entities named in the question
+      (:func:`gaba.graph.find_entities`), facts in hop order (or ordered by
+      ``rank(question, facts, G)``) rendered as sentences until the budget is spent; the
+      question has its evidence when every gold evidence triple made it in.
+
+    Examples without evidence triples are skipped (HotpotQA has none).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per example x budget x method: ``example, kind, budget, method, recall,
+        all_evidence, linked, context_tokens, seconds``.
+    """
+    import numpy as np
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from .data.benchmarks import pooled_paragraphs, to_graph
+    from .embed import cosine_top_k
+    from .graph import fact_sentence, find_entities
+
+    examples = [ex for ex in examples if ex.evidence_triples]
+    if not examples:
+        raise ValueError("budget_recall needs examples with evidence triples (2WikiMultihopQA, "
+                         "or MuSiQue records with a '>>' decomposition).")
+    budgets = sorted({int(b) for b in budgets})
+    if budgets[0] < 1:
+        raise ValueError(f"budgets must be positive token counts, got {budgets!r}")
+    embed = embed or _embed
+    pool = pooled_paragraphs(examples)
+    matrix = np.asarray(embed([f"{t}: {x}" for t, x in pool], kind="passage"))
+    qvecs = embed([ex.question for ex in examples], kind="query")
+    sentences = {}
+    for ex in examples:
+        for title, sents in ex.paragraphs:
+            sentences.setdefault((title, " ".join(s.strip() for s in sents)), [s.strip() for s in sents])
+    G = to_graph(examples, triples=triples)
+    rows = []
+    for ex, qv in tqdm(list(zip(examples, qvecs)), desc="questions", unit="question",
+                       disable=not progress):
+        t0 = time.perf_counter()
+        order = cosine_top_k(np.asarray(qv), matrix, len(pool))
+        units = [(pool[i][0], j, s) for i in order for j, s in enumerate(sentences[pool[i]])]
+        t_flat = time.perf_counter() - t0
+        gold_sf = [(t, j) for t, j in ex.supporting_facts]
+        t0 = time.perf_counter()
+        entities = find_entities(ex.question, G)
+        facts = _ordered_facts(G, entities, hops) if entities else []
+        if rank is not None and facts:
+            facts = list(rank(ex.question, facts, G))
+        t_graph = time.perf_counter() - t0
+        rendered = [(f, fact_sentence(f)) for f in facts]
+        for b in budgets:
+            kept = take_within_budget(units, b, size=lambda u: context_tokens(u[2]))
+            got = {(t, j) for t, j, _ in kept} | {(t, None) for t, _, _ in kept}
+            recall = evidence_recall([f"{t}\x00{j}" for t, j in got], [f"{t}\x00{j}" for t, j in gold_sf])
+            rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": "flat",
+                         "recall": recall, "all_evidence": recall == 1.0, "linked": None,
+                         "context_tokens": sum(context_tokens(u[2]) for u in kept),
+                         "seconds": t_flat})
+            kept_f = take_within_budget(rendered, b, size=lambda r: context_tokens(r[1]))
+            recall = evidence_recall([f for f, _ in kept_f], ex.evidence_triples)
+            rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": "graph",
+                         "recall": recall, "all_evidence": recall == 1.0, "linked": bool(entities),
+                         "context_tokens": sum(context_tokens(r) for _, r in kept_f),
+                         "seconds": t_graph})
+    df = pd.DataFrame(rows)
+    df["method"] = pd.Categorical(df["method"], categories=["flat", "graph"], ordered=True)
+    return df

@@ -255,7 +255,86 @@ def test_evidence_recall_bad_input(args, error):
 
 def test_context_tokens():
     assert context_tokens("") == 0 and context_tokens(None) == 0
-    assert context_tokens("one two three") == 4
-    assert context_tokens(["one two", "three"]) == 4
-    assert context_tokens([("A B", "R", "C")]) == math.ceil(4 / 0.75)
-    assert context_tokens([{"id": "d1", "text": "one two three"}]) == 4
+    assert context_tokens("one two three") == 3
+    assert context_tokens(" ".join(["w"] * 10)) == 13
+    assert context_tokens(["one two", "three"]) == 3
+    assert context_tokens([("A B", "R", "C")]) == math.floor(4 * 1.3)
+    assert context_tokens([{"id": "d1", "text": "one two three"}]) == 3
+
+
+# --- retrieval experiments (a deterministic bag-of-words embedder stands in for the model) ----
+
+def bag_of_words(texts, kind="passage"):
+    import hashlib
+    import re
+
+    import numpy as np
+
+    out = np.zeros((len(texts), 128), dtype=np.float32)
+    for i, t in enumerate(texts):
+        for w in re.findall(r"\w+", t.lower()):
+            out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % 128] += 1.0
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+def test_take_within_budget():
+    from gaba.evaluate import take_within_budget
+
+    assert take_within_budget(["a b", "c d e", "f"], 2) == ["a b"]
+    assert take_within_budget(["a b c d"], 1) == []
+    assert take_within_budget([], 10) == []
+    assert take_within_budget([1, 2, 3], 5, size=lambda x: x) == [1, 2]
+    with pytest.raises(ValueError):
+        take_within_budget(["a"], -1)
+
+
+def test_budget_recall_on_the_sample():
+    from gaba.data.benchmarks import load_sample, load_sample_triples
+    from gaba.evaluate import budget_recall, retrieval_summary
+
+    examples = load_sample("2wiki")
+    df = budget_recall(examples, budgets=(20, 400), triples=load_sample_triples(),
+                       embed=bag_of_words, progress=False)
+    assert len(df) == len(examples) * 2 * 2
+    assert set(df.method) == {"flat", "graph"}
+    assert (df.context_tokens <= df.budget).all()
+    s = retrieval_summary(df, by=["budget", "method"]).set_index(["budget", "method"])
+    # every question names its entities exactly, so a generous budget holds all gold triples
+    assert s.loc[(400, "graph"), "rate"] == 1.0
+    assert s.loc[(20, "graph"), "rate"] < s.loc[(400, "graph"), "rate"]
+    assert s.loc[(400, "flat"), "n"] == len(examples)
+    with pytest.raises(ValueError, match="evidence triples"):
+        budget_recall(load_sample("hotpotqa"), embed=bag_of_words, progress=False)
+
+
+def test_budget_recall_accepts_a_ranker():
+    from gaba.data.benchmarks import load_sample, load_sample_triples
+    from gaba.evaluate import budget_recall
+
+    examples = load_sample("2wiki")[:6]
+    seen = []
+
+    def reverse(question, facts, G):
+        seen.append(question)
+        return list(reversed(facts))
+
+    df = budget_recall(examples, budgets=(30,), triples=load_sample_triples(), rank=reverse,
+                       embed=bag_of_words, progress=False)
+    assert len(seen) == 6 and len(df) == 12
+
+
+def test_scaling_retrieval_small():
+    from gaba.evaluate import retrieval_summary, scaling_retrieval
+
+    df = scaling_retrieval([14, 60], n_questions=10, k=2, budget=5, embed=bag_of_words,
+                           progress=False)
+    assert set(df["size"]) == {14, 60}
+    assert set(df.method) == {"flat top-2", "graph 2-hop", "graph, first 5 facts"}
+    graph = df[df.method == "graph 2-hop"]
+    assert graph.all_evidence.all()  # exact triples, exact names: traversal holds both facts
+    capped = df[df.method == "graph, first 5 facts"]
+    assert (capped.facts <= 5).all()
+    s = retrieval_summary(df)
+    assert {"rate", "low", "high", "n", "median_tokens"} <= set(s.columns)
+    with pytest.raises(ValueError):
+        scaling_retrieval([1], embed=bag_of_words, progress=False)
