@@ -44,7 +44,9 @@ TOKENS_PER_WORD = 1.3
 Z95 = 1.959963984540054
 
 __all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "pass_rates",
-           "answer_abstain_rates", "plot_pass_rates", "evidence_recall", "context_tokens"]
+           "answer_abstain_rates", "plot_pass_rates", "evidence_recall", "context_tokens",
+           "take_within_budget", "scaling_retrieval", "budget_recall", "retrieval_summary",
+           "plot_retrieval"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +66,9 @@ class Case:
         Whether the corpus holds the answer; by default ``kind != "unanswerable"``.
     id : str, optional
         A short name; :func:`run_eval` numbers unnamed cases ``c01``, ``c02``, ...
+    evidence : sequence, optional
+        The gold supporting facts (triples, document ids...) a retriever must hand over for
+        the question to be answerable from its context; used by retrieval-only metrics.
 
     A passing answer to an answerable case names every expected string and does not abstain;
     a passing answer to an unanswerable case abstains.
@@ -79,6 +84,7 @@ class Case:
     kind: str
     answerable: bool | None = None
     id: str = ""
+    evidence: tuple = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.question, str) or not self.question.strip():
@@ -99,6 +105,8 @@ class Case:
             raise ValueError(f"Case {self.question!r}: kind 'unanswerable' with answerable=True.")
         object.__setattr__(self, "expected", expected)
         object.__setattr__(self, "answerable", answerable)
+        object.__setattr__(self, "evidence", tuple(tuple(e) if isinstance(e, list) else e
+                                                   for e in self.evidence))
 
 
 def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
@@ -759,3 +767,47 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
     df = pd.DataFrame(rows)
     df["method"] = pd.Categorical(df["method"], categories=["flat", "graph"], ordered=True)
     return df
+
+
+def plot_retrieval(summary, ax=None, *, x: str = "size", y: str = "rate", hue: str = "method",
+                   logx: bool = True, xlabel: str | None = None, ylabel: str | None = None,
+                   colors: Sequence[str] | None = None):
+    """Lines of a :func:`retrieval_summary` column against ``x``, one per ``hue`` value.
+
+    With ``y="rate"`` the Wilson intervals are drawn as error bars; any other numeric column
+    (``median_tokens``, ``mean_recall``, ``mean_ms``) is drawn as a plain line.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    for col in (x, y, hue):
+        if col not in summary.columns:
+            raise KeyError(f"summary has no column {col!r}; pass the output of retrieval_summary")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.6))
+    colors = list(colors or ["#cf222e", "#0969da", "#8250df", "#1a7f37", "#bf8700"])
+    markers = ["o", "s", "^", "D", "v"]
+    for i, name in enumerate(dict.fromkeys(summary[hue])):
+        sub = summary[summary[hue] == name].sort_values(x)
+        style = {"color": colors[i % len(colors)], "marker": markers[i % len(markers)],
+                 "label": str(name), "linewidth": 1.5, "markersize": 5}
+        if y == "rate":
+            err = [sub["rate"] - sub["low"], sub["high"] - sub["rate"]]
+            ax.errorbar(sub[x], sub["rate"], yerr=err, capsize=3, **style)
+        else:
+            ax.plot(sub[x], sub[y], **style)
+    if logx:
+        ax.set_xscale("log")
+        values = sorted(set(summary[x]))
+        ax.set_xticks(values, [f"{v:,}" for v in values])
+        ax.minorticks_off()
+    if y == "rate":
+        ax.set_ylim(-0.03, 1.08)
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    ax.legend(frameon=False, fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax

@@ -338,3 +338,20 @@ def test_scaling_retrieval_small():
     assert {"rate", "low", "high", "n", "median_tokens"} <= set(s.columns)
     with pytest.raises(ValueError):
         scaling_retrieval([1], embed=bag_of_words, progress=False)
+
+
+def test_plot_retrieval():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from gaba.evaluate import plot_retrieval
+
+    s = pd.DataFrame({"size": [14, 140, 14, 140], "method": ["flat", "flat", "graph", "graph"],
+                      "rate": [0.8, 0.1, 1.0, 1.0], "low": [0.5, 0.0, 0.7, 0.9],
+                      "high": [0.95, 0.2, 1.0, 1.0], "median_tokens": [100, 100, 20, 60]})
+    ax = plot_retrieval(s)
+    assert ax.get_xscale() == "log" and len(ax.get_legend().get_texts()) == 2
+    ax = plot_retrieval(s, y="median_tokens", logx=False)
+    assert ax.get_xscale() == "linear"
+    with pytest.raises(KeyError):
+        plot_retrieval(s, x="budget")
