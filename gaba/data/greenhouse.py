@@ -1,0 +1,96 @@
+"""The greenhouse corpus: five short fictional notes for chapter "Multi-hop from scratch".
+
+Taught in chapter "Multi-hop from scratch". A humidity sensor sits in a greenhouse; Dev flags
+it as drifting, Mia recalibrates it with a multimeter. Two unrelated threads share the corpus:
+Mia's woodworking log and Priya's book club. The notes were written for this book; every
+person in them is fictional. The chapter's question needs three of the notes at once:
+"Who recalibrated the sensor that Dev flagged as drifting in the greenhouse?"
+
+The file also holds our own reading of the notes as reference triples (with the id of the
+note that states each), so the model's extraction can be checked against it.
+
+Examples
+--------
+>>> from gaba.data.greenhouse import load_greenhouse, load_greenhouse_triples
+>>> docs = load_greenhouse()
+>>> len(docs), docs[0]["id"], sorted(docs[0])
+(5, 'gh1', ['id', 'text', 'title'])
+>>> ("Mia", "recalibrated", "humidity sensor") in load_greenhouse_triples()
+True
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from ..config import ASSETS
+from ..errors import DocumentError
+
+#: The corpus file: {"question", "answer", "documents": [{"id", "title", "text"}],
+#: "reference_triples": [[subject, relation, object, doc_id], ...]}.
+GREENHOUSE_PATH = ASSETS / "data" / "greenhouse" / "greenhouse.json"
+
+
+@lru_cache(maxsize=1)
+def _read() -> dict:
+    try:
+        data = json.loads(GREENHOUSE_PATH.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise DocumentError(f"{GREENHOUSE_PATH} is missing; it ships with the book's repository "
+                            "(restore it with `git checkout assets/data/greenhouse`).") from exc
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"{GREENHOUSE_PATH} is not valid JSON ({exc.msg}, line {exc.lineno}).") from exc
+    docs = data.get("documents")
+    if not isinstance(docs, list) or not docs:
+        raise DocumentError(f"{GREENHOUSE_PATH} has no 'documents' list.")
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, dict) or not isinstance(doc.get("id"), str) or \
+                not isinstance(doc.get("text"), str) or not doc["text"].strip():
+            raise DocumentError(f"greenhouse document at position {i} needs a string 'id' and a "
+                                "non-empty string 'text'.")
+    return data
+
+
+def load_greenhouse() -> list[dict]:
+    """The five greenhouse notes, in order, as ``{"id", "title", "text"}`` dicts.
+
+    Returns
+    -------
+    list of dict
+        A fresh list on every call, so a chapter may modify it freely.
+
+    Examples
+    --------
+    >>> [d["id"] for d in load_greenhouse()]
+    ['gh1', 'gh2', 'gh3', 'gh4', 'gh5']
+    """
+    return [{"id": d["id"], "title": d.get("title", ""), "text": d["text"]} for d in _read()["documents"]]
+
+
+def load_greenhouse_triples(*, with_doc_ids: bool = False) -> list[tuple]:
+    """Our hand-written reading of the notes: ``(subject, relation, object)`` triples.
+
+    Parameters
+    ----------
+    with_doc_ids : bool
+        Add a fourth element, the id of the note that states the fact.
+
+    Examples
+    --------
+    >>> load_greenhouse_triples(with_doc_ids=True)[0]
+    ('humidity sensor', 'located in', 'greenhouse', 'gh1')
+    """
+    rows = [tuple(t) for t in _read()["reference_triples"]]
+    return rows if with_doc_ids else [t[:3] for t in rows]
+
+
+def greenhouse_question() -> tuple[str, str]:
+    """The chapter's question and the name its answer must contain.
+
+    Examples
+    --------
+    >>> greenhouse_question()[1]
+    'Mia'
+    """
+    data = _read()
+    return data["question"], data["answer"]
