@@ -687,7 +687,7 @@ def retrieval_summary(df, by: Sequence[str] = ("size", "method")):
 
 
 def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200, 400), hops: int = 2,
-                  triples: Mapping | None = None, rank: Callable | None = None,
+                  triples: Mapping | None = None, rankers: Mapping[str, Callable | None] | None = None,
                   embed: Callable | None = None, progress: bool = True):
     """Evidence recall of graph traversal and flat retrieval at equal context budgets, on a
     multi-hop benchmark in the common :class:`~gaba.data.benchmarks.MultiHopExample` form.
@@ -699,9 +699,11 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
     - graph: a graph of ``triples`` (title -> [(subject, relation, object, sentence)], e.g.
       :func:`~gaba.data.benchmarks.load_sample_triples`) or, by default, of the examples'
       evidence triples; traversal from the entities named in the question
-      (:func:`gaba.graph.find_entities`), facts in hop order (or ordered by
-      ``rank(question, facts, G)``) rendered as sentences until the budget is spent; the
-      question has its evidence when every gold evidence triple made it in.
+      (:func:`gaba.graph.find_entities`), facts in some order rendered as sentences until the
+      budget is spent; the question has its evidence when every gold evidence triple made it in.
+      ``rankers`` maps a method name to the order: ``None`` is hop order (hop 1 first, sorted
+      within a hop), a callable ``rank(question, facts, G) -> facts`` any other order (for
+      instance ``gaba.rank.rank_facts`` with ``budget=len(facts)``). Default: ``{"graph": None}``.
 
     Examples without evidence triples are skipped (HotpotQA has none).
 
@@ -723,6 +725,9 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
     if not examples:
         raise ValueError("budget_recall needs examples with evidence triples (2WikiMultihopQA, "
                          "or MuSiQue records with a '>>' decomposition).")
+    rankers = dict(rankers) if rankers is not None else {"graph": None}
+    if not rankers or "flat" in rankers:
+        raise ValueError("rankers must name at least one graph method, and not 'flat'")
     budgets = sorted({int(b) for b in budgets})
     if budgets[0] < 1:
         raise ValueError(f"budgets must be positive token counts, got {budgets!r}")
@@ -746,10 +751,12 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
         t0 = time.perf_counter()
         entities = find_entities(ex.question, G)
         facts = _ordered_facts(G, entities, hops) if entities else []
-        if rank is not None and facts:
-            facts = list(rank(ex.question, facts, G))
-        t_graph = time.perf_counter() - t0
-        rendered = [(f, fact_sentence(f)) for f in facts]
+        t_gather = time.perf_counter() - t0
+        orders = {}
+        for name, rank in rankers.items():
+            t0 = time.perf_counter()
+            ordered = list(rank(ex.question, facts, G)) if (rank is not None and facts) else facts
+            orders[name] = ([(f, fact_sentence(f)) for f in ordered], t_gather + time.perf_counter() - t0)
         for b in budgets:
             kept = take_within_budget(units, b, size=lambda u: context_tokens(u[2]))
             got = {(t, j) for t, j, _ in kept} | {(t, None) for t, _, _ in kept}
@@ -758,14 +765,15 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
                          "recall": recall, "all_evidence": recall == 1.0, "linked": None,
                          "context_tokens": sum(context_tokens(u[2]) for u in kept),
                          "seconds": t_flat})
-            kept_f = take_within_budget(rendered, b, size=lambda r: context_tokens(r[1]))
-            recall = evidence_recall([f for f, _ in kept_f], ex.evidence_triples)
-            rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": "graph",
-                         "recall": recall, "all_evidence": recall == 1.0, "linked": bool(entities),
-                         "context_tokens": sum(context_tokens(r) for _, r in kept_f),
-                         "seconds": t_graph})
+            for name, (rendered, seconds) in orders.items():
+                kept_f = take_within_budget(rendered, b, size=lambda r: context_tokens(r[1]))
+                recall = evidence_recall([f for f, _ in kept_f], ex.evidence_triples)
+                rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": name,
+                             "recall": recall, "all_evidence": recall == 1.0, "linked": bool(entities),
+                             "context_tokens": sum(context_tokens(r) for _, r in kept_f),
+                             "seconds": seconds})
     df = pd.DataFrame(rows)
-    df["method"] = pd.Categorical(df["method"], categories=["flat", "graph"], ordered=True)
+    df["method"] = pd.Categorical(df["method"], categories=["flat", *rankers], ordered=True)
     return df
 
 

@@ -318,9 +318,13 @@ def test_budget_recall_accepts_a_ranker():
         seen.append(question)
         return list(reversed(facts))
 
-    df = budget_recall(examples, budgets=(30,), triples=load_sample_triples(), rank=reverse,
-                       embed=bag_of_words, progress=False)
-    assert len(seen) == 6 and len(df) == 12
+    df = budget_recall(examples, budgets=(30,), triples=load_sample_triples(),
+                       rankers={"hop order": None, "reversed": reverse}, embed=bag_of_words,
+                       progress=False)
+    assert len(seen) == 6 and len(df) == 18
+    assert list(df.method.cat.categories) == ["flat", "hop order", "reversed"]
+    with pytest.raises(ValueError):
+        budget_recall(examples, rankers={"flat": None}, embed=bag_of_words, progress=False)
 
 
 def test_scaling_retrieval_small():
