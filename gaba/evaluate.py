@@ -46,7 +46,7 @@ Z95 = 1.959963984540054
 __all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "pass_rates",
            "answer_abstain_rates", "plot_pass_rates", "evidence_recall", "context_tokens",
            "take_within_budget", "scaling_retrieval", "budget_recall", "retrieval_summary",
-           "plot_retrieval"]
+           "plot_retrieval", "context_evidence"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -819,3 +819,50 @@ def plot_retrieval(summary, ax=None, *, x: str = "size", y: str = "rate", hue: s
     ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
+
+
+def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], hops: int = 2,
+                     k: int = 2, embed: Callable | None = None):
+    """Did each system's retrieval hand over the gold evidence? Retrieval only, no model call.
+
+    For every answerable case with ``evidence`` (gold triples ``(subject, relation, object,
+    doc_id)``):
+
+    - graph: the facts within ``hops`` hops of the entities the question names
+      (:func:`gaba.graph.find_entities`, :func:`gaba.graph.gather_facts`); a gold fact counts
+      as retrieved when a gathered fact joins the same two entities (in either direction,
+      under any relation label: an extractor may word a relation differently);
+    - flat: the ``k`` documents most similar to the question, as :func:`gaba.graph.flat_rag`
+      retrieves them; a gold fact counts when its document is among them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case: ``case, kind, graph_recall, graph_has_evidence, graph_facts,
+        flat_recall, flat_has_evidence``.
+    """
+    import pandas as pd
+
+    from .embed import cosine_top_k
+    from .graph import find_entities, gather_facts
+
+    embed = embed or _embed
+    docs = list(documents)
+    matrix = embed([d["text"] for d in docs], kind="passage")
+    rows = []
+    for i, case in enumerate(cases):
+        if not case.answerable or not case.evidence:
+            continue
+        cid = case.id or f"c{i + 1:02d}"
+        entities = find_entities(case.question, G)
+        facts = gather_facts(G, entities, hops) if entities else set()
+        pairs = {frozenset((_norm(s), _norm(o))) for s, _, o in facts}
+        gold_pairs = [frozenset((_norm(e[0]), _norm(e[2]))) for e in case.evidence]
+        g_recall = sum(p in pairs for p in gold_pairs) / len(gold_pairs)
+        qv = embed([case.question], kind="query")[0]
+        top = [docs[j]["id"] for j in cosine_top_k(qv, matrix, min(k, len(docs)))]
+        f_recall = evidence_recall(top, [e[3] for e in case.evidence])
+        rows.append({"case": cid, "kind": case.kind, "graph_recall": g_recall,
+                     "graph_has_evidence": g_recall == 1.0, "graph_facts": len(facts),
+                     "flat_recall": f_recall, "flat_has_evidence": f_recall == 1.0})
+    return pd.DataFrame(rows)

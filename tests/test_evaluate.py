@@ -359,3 +359,40 @@ def test_plot_retrieval():
     assert ax.get_xscale() == "linear"
     with pytest.raises(KeyError):
         plot_retrieval(s, x="budget")
+
+
+def test_context_evidence_on_the_gold_news_graph():
+    import networkx as nx
+
+    from gaba.data.news import load_documents, load_gold_triples
+    from gaba.evaluate import context_evidence
+
+    gold = load_gold_triples()
+    G = nx.MultiDiGraph()
+    for t in gold:
+        # a relation worded differently by an extractor still counts (pair-level match)
+        G.add_edge(t["object"], t["subject"], key="X", relation="RELATED_TO")
+    ev = {(t["subject"], t["relation"], t["object"]): t["doc_id"] for t in gold}
+
+    def fact(s, r, o):
+        return (s, r, o, ev[(s, r, o)])
+
+    cases = [
+        Case("Who competes with Kestrel Motors' battery supplier?", ["voltaic"], "two-hop", id="t1",
+             evidence=[fact("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors"),
+                       fact("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works")]),
+        Case("Who founded Bluepeak Robotics?", [], "unanswerable", id="u1"),
+        Case("Which venture firm invested in the battery supplier of the company that Pacific Crest "
+             "Logistics founded?", ["helio"], "three-hop", id="h3",
+             evidence=[fact("Pacific Crest Logistics", "FOUNDED", "Kestrel Motors"),
+                       fact("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors"),
+                       fact("Helio Capital", "INVESTS_IN", "Aurora Cell Works")]),
+    ]
+    df = context_evidence(cases, G, documents=load_documents(), hops=2, k=2, embed=bag_of_words)
+    assert df.case.tolist() == ["t1", "h3"]  # unanswerable cases have no evidence to find
+    row = df.set_index("case")
+    assert row.loc["t1", "graph_has_evidence"]
+    assert row.loc["h3", "graph_recall"] == pytest.approx(2 / 3)  # the third fact is a third hop
+    assert 0 <= row.loc["t1", "flat_recall"] <= 1
+    deeper = context_evidence(cases, G, documents=load_documents(), hops=3, embed=bag_of_words)
+    assert deeper.set_index("case").loc["h3", "graph_has_evidence"]
