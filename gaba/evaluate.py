@@ -46,7 +46,7 @@ Z95 = 1.959963984540054
 __all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "pass_rates",
            "answer_abstain_rates", "plot_pass_rates", "evidence_recall", "context_tokens",
            "take_within_budget", "scaling_retrieval", "budget_recall", "retrieval_summary",
-           "plot_retrieval", "context_evidence"]
+           "plot_retrieval", "context_evidence", "format_rate", "format_rates"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -866,3 +866,37 @@ def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], 
                      "graph_has_evidence": g_recall == 1.0, "graph_facts": len(facts),
                      "flat_recall": f_recall, "flat_has_evidence": f_recall == 1.0})
     return pd.DataFrame(rows)
+
+
+def format_rate(k: int, n: int, *, digits: int = 2) -> str:
+    """``"k/n = rate [low, high]"``: a rate as the book prints it, never without its interval.
+
+    Examples
+    --------
+    >>> format_rate(8, 10)
+    '8/10 = 0.80 [0.49, 0.94]'
+    """
+    low, high = wilson_interval(k, n)
+    rate = k / n if n else float("nan")
+    return f"{k}/{n} = {rate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def format_rates(summary, *, index: Sequence[str] | None = None, columns: str | None = None):
+    """A readable table of a rate summary: each cell ``k/n = rate [low, high]``.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`pass_rates`, :func:`answer_abstain_rates` or :func:`retrieval_summary`.
+    index, columns : optional
+        Pivot: rows by ``index`` columns, one column per value of ``columns``
+        (e.g. ``index=["kind"], columns="system"``). Without them, one row per group.
+    """
+    cell = [format_rate(int(k), int(n)) for k, n in zip(summary["k"], summary["n"])]
+    table = summary.assign(**{"k/n = rate [95% interval]": cell})
+    if columns is None:
+        keep = [c for c in summary.columns if c not in {"k", "n", "questions", "rate", "low", "high"}]
+        return table[[*keep, "k/n = rate [95% interval]"]].reset_index(drop=True)
+    out = table.pivot(index=list(index or []), columns=columns, values="k/n = rate [95% interval]")
+    out.columns.name = None
+    return out

@@ -396,3 +396,15 @@ def test_context_evidence_on_the_gold_news_graph():
     assert 0 <= row.loc["t1", "flat_recall"] <= 1
     deeper = context_evidence(cases, G, documents=load_documents(), hops=3, embed=bag_of_words)
     assert deeper.set_index("case").loc["h3", "graph_has_evidence"]
+
+
+def test_format_rates():
+    from gaba.evaluate import format_rate, format_rates
+
+    assert format_rate(0, 4) == "0/4 = 0.00 [0.00, 0.49]"
+    s = pass_rates(_results())
+    wide = format_rates(s, index=["kind"], columns="system")
+    assert list(wide.columns) == ["graph", "flat"] and len(wide) == 3
+    assert wide.loc["two-hop", "flat"].startswith("0/4 = 0.00")
+    long = format_rates(s)
+    assert list(long.columns) == ["system", "kind", "k/n = rate [95% interval]"]
