@@ -469,7 +469,8 @@ def _entities(question: str, G) -> list[str]:
     return sorted(names)
 
 
-def route(question: str, G=None, *, use_model: bool = True, explain: bool = False):
+def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = True,
+          explain: bool = False):
     """Choose the retriever for a question: ``"local"``, ``"global"`` or ``"flat"``.
 
     A cheap rule-based pass (:data:`RULES`, :func:`rule_route`) decides when the cues of
@@ -486,6 +487,8 @@ def route(question: str, G=None, *, use_model: bool = True, explain: bool = Fals
         With a graph, ``"local"`` requires an entity of the graph in the question.
     use_model : bool
         False: rules only (unsure questions fall back to flat).
+    use_rules : bool
+        False: skip the rules and ask the model about every question (to measure it alone).
     explain : bool
         Return a :class:`RouteDecision` (route, by, reason) instead of the route string.
 
@@ -503,13 +506,15 @@ def route(question: str, G=None, *, use_model: bool = True, explain: bool = Fals
     if len(re.findall(r"[^\W\d_]{2,}", question)) < 3:
         d = RouteDecision("flat", "fallback", "too few words to classify")
         return d if explain else d.route
-    r, reason = rule_route(question, G)
+    if not use_rules and not use_model:
+        raise ValueError("route needs the rules, the model, or both (use_rules or use_model).")
+    r, reason = rule_route(question, G) if use_rules else (None, "")
     if r is not None:
         d = RouteDecision(r, "rules", reason)
     elif not use_model:
         d = RouteDecision("flat", "fallback", f"rules unsure ({reason}) and the model is not used")
     else:
-        d = _model_route(question, G, reason)
+        d = _model_route(question, G, f"rules unsure ({reason})" if use_rules else "rules not used")
     return d if explain else d.route
 
 
@@ -526,7 +531,7 @@ def _model_route(question: str, G, rules_reason: str) -> RouteDecision:
     if r == "local" and G is not None and not _entities(question, G):
         return RouteDecision("flat", "fallback", "model chose local, but the question names no "
                                                  "entity of the graph to start a traversal from")
-    return RouteDecision(r, "model", f"rules unsure ({rules_reason}); model chose {r}")
+    return RouteDecision(r, "model", f"{rules_reason}; model chose {r}")
 
 
 # --------------------------------------------------------------------------- dispatch
