@@ -1,0 +1,105 @@
+"""Shared plumbing of the benchmark scripts: command line, tables, CSV files and figures.
+
+Every script accepts ``--out PATH`` (default ``_build/benchmarks``) and ``--full`` (the large
+sizes), prints its tables, and writes ``<name>.csv`` and ``bench_<name>*.png`` into ``--out``.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:      # run as `python benchmarks/x.py` from anywhere
+    sys.path.insert(0, str(ROOT))
+
+DEFAULT_OUT = ROOT / "_build" / "benchmarks"
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=description,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                   help=f"folder for the CSV files and plots (default {DEFAULT_OUT.relative_to(ROOT)})")
+    p.add_argument("--full", action="store_true", help="run the large sizes (slow)")
+    return p
+
+
+def int_list(text: str) -> list[int]:
+    """``"1000,1e4"`` -> ``[1000, 10000]`` (for ``--sizes``)."""
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        value = float(part)
+        if value != int(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a positive whole number")
+        out.append(int(value))
+    if not out:
+        raise argparse.ArgumentTypeError("give at least one size")
+    return out
+
+
+def fmt(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if value == 0:
+            return "0"
+        if abs(value) >= 100:
+            return f"{value:,.0f}"
+        if abs(value) >= 1:
+            return f"{value:.2f}"
+        return f"{value:.3g}"
+    return str(value)
+
+
+def print_table(rows: list[dict], columns: list[str], title: str) -> None:
+    """Print rows as an aligned plain-text table under a title."""
+    cells = [[fmt(r.get(c)) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    print(f"\n== {title} ==")
+    print("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
+    print("  ".join("-" * w for w in widths))
+    for row in cells:
+        print("  ".join(v.rjust(w) for v, w in zip(row, widths)))
+    sys.stdout.flush()
+
+
+def write_csv(rows: list[dict], path: Path) -> Path:
+    """Write rows (union of their keys, in first-seen order) to a CSV file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    columns: list[str] = []
+    for r in rows:
+        columns += [k for k in r if k not in columns]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in columns})
+    return path
+
+
+def save_figure(fig, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return path
+
+
+class Stopwatch:
+    def __init__(self):
+        self.t0 = time.perf_counter()
+
+    def __str__(self) -> str:
+        return f"{time.perf_counter() - self.t0:.1f} s"

@@ -1,0 +1,176 @@
+"""How fast is the local model? Prompt and generation tokens per second, and extraction time per document.
+
+Two sources, reported side by side:
+
+1. live: a few real, uncached calls through ``gaba.llm.call_llm(..., use_cache=False)`` -
+   a long prompt with a one-token answer (prompt processing rate) and a short prompt with a long
+   answer (generation rate, after subtracting the prompt's share);
+2. recorded: every entry of the book's response cache (``assets/llm-cache``) carries the tokens
+   and seconds of the call that produced it; the entries whose purpose mentions extraction give
+   the extraction time per document as the book experienced it.
+
+Calls go to the configured backend (set ``GABA_LOCAL_URL`` to share a running local server; the
+script then waits until that server is idle before each call, so the queue is not timed). Other
+work on the machine still slows the model: the 1-minute load average is printed beside each
+call, and the best of the repetitions is the least disturbed.
+
+Usage::
+
+    python benchmarks/model_throughput.py               # 2 repetitions of each live call
+    python benchmarks/model_throughput.py --no-live     # recorded entries only (no model calls)
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+
+import _common
+from _common import print_table, write_csv
+
+#: Fixed text of the prompt-processing probe (about 1,000 prompt tokens; never changes).
+PROMPT_PROBE = "\n".join(
+    f"Fact {i}: Company {i} supplies parts to Company {i + 1}, based in city {i % 7}." for i in range(60)
+) + "\nReply with the single word: ok."
+GEN_PROBE = "Write the numbers from one to three hundred in words, separated by commas."
+
+
+def wait_until_idle(max_wait: float = 900.0) -> float:
+    """With a shared local server (``GABA_LOCAL_URL``), wait until it is not answering anyone else.
+
+    The server answers one request at a time, so a call made while it is busy would time the
+    queue, not the model. Returns the seconds waited (0 for other backends).
+    """
+    import json
+    import time
+    import urllib.request
+
+    from gaba.config import get_settings
+
+    url = get_settings().local_url
+    if not url:
+        return 0.0
+    slots = url.rstrip("/").removesuffix("/v1") + "/slots"
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < max_wait:
+        try:
+            with urllib.request.urlopen(slots, timeout=5) as r:
+                busy = any(s.get("is_processing") for s in json.load(r))
+        except (OSError, ValueError):
+            return time.perf_counter() - t0     # no /slots endpoint: nothing to wait for
+        if not busy:
+            break
+        time.sleep(1.0)
+    return time.perf_counter() - t0
+
+
+def live_rates(repeat: int, gen_tokens: int) -> list[dict]:
+    """Measure prompt and generation rates with uncached calls through call_llm."""
+    import os
+
+    from gaba.llm import call_llm
+
+    rows = []
+    for i in range(repeat):
+        waited = wait_until_idle()
+        r = call_llm(PROMPT_PROBE, max_tokens=1, use_cache=False, purpose="benchmark: prompt rate")
+        rows.append({"probe": "prompt", "run": i + 1, "prompt_tokens": r.usage.get("prompt_tokens", 0),
+                     "completion_tokens": r.usage.get("completion_tokens", 0), "seconds": r.seconds,
+                     "waited_s": waited, "load_avg": os.getloadavg()[0]})
+    prompt_rate = max(r["prompt_tokens"] / r["seconds"] for r in rows)
+    for r in rows:
+        r["prompt_tok_s"] = r["prompt_tokens"] / r["seconds"]
+    for i in range(repeat):
+        waited = wait_until_idle()
+        r = call_llm(GEN_PROBE, max_tokens=gen_tokens, use_cache=False, purpose="benchmark: generation rate")
+        pt, ct = r.usage.get("prompt_tokens", 0), r.usage.get("completion_tokens", 0)
+        gen_s = max(r.seconds - pt / prompt_rate, 1e-6)
+        rows.append({"probe": "generation", "run": i + 1, "prompt_tokens": pt, "completion_tokens": ct,
+                     "seconds": r.seconds, "gen_tok_s": ct / gen_s, "waited_s": waited,
+                     "load_avg": os.getloadavg()[0]})
+    return rows
+
+
+def recorded(cache_dir=None) -> tuple[list[dict], list[dict]]:
+    """Summaries of the recorded calls: all of them by purpose group, and extraction per document."""
+    from gaba.bench import cache_entries
+
+    entries = [e for e in cache_entries(cache_dir=cache_dir) if e["seconds"] > 0]
+    groups: dict[str, list[dict]] = {}
+    for e in entries:
+        groups.setdefault(e["purpose"].split(":")[0].split("(")[0].strip() or "?", []).append(e)
+    summary = []
+    for name, es in sorted(groups.items()):
+        summary.append({"group": name, "calls": len(es),
+                        "prompt_tokens": statistics.mean(e["prompt_tokens"] for e in es),
+                        "completion_tokens": statistics.mean(e["completion_tokens"] for e in es),
+                        "median_s": statistics.median(e["seconds"] for e in es),
+                        "answer_tok_s": sum(e["completion_tokens"] for e in es) / sum(e["seconds"] for e in es)})
+    # extraction: one document per purpose text, retries folded into their document
+    docs: dict[str, dict] = {}
+    for e in entries:
+        if "extract" not in e["purpose"].lower():
+            continue
+        doc = e["purpose"].split(" (retry")[0]
+        d = docs.setdefault(doc, {"document": doc, "calls": 0, "seconds": 0.0, "prompt_tokens": 0,
+                                  "completion_tokens": 0})
+        d["calls"] += 1
+        d["seconds"] += e["seconds"]
+        d["prompt_tokens"] += e["prompt_tokens"]
+        d["completion_tokens"] += e["completion_tokens"]
+    return summary, sorted(docs.values(), key=lambda d: d["document"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _common.parser(__doc__)
+    p.add_argument("--no-live", action="store_true", help="make no model calls; recorded entries only")
+    p.add_argument("--repeat", type=int, default=2, help="repetitions of each live probe (default 2)")
+    p.add_argument("--gen-tokens", type=int, default=96, help="answer length of the generation probe")
+    p.add_argument("--cache-dir", default=None, help="response cache to read (default: the configured one)")
+    args = p.parse_args(argv)
+    if args.repeat < 1 or args.gen_tokens < 8:
+        p.error("--repeat must be >= 1 and --gen-tokens >= 8")
+    out = args.out
+    from gaba.config import describe
+
+    print(describe())
+    rows_out = []
+    if not args.no_live:
+        live = live_rates(args.repeat, args.gen_tokens)
+        print_table(live, ["probe", "run", "prompt_tokens", "completion_tokens", "seconds",
+                           "prompt_tok_s", "gen_tok_s", "waited_s", "load_avg"],
+                    "live calls (uncached)")
+        prompt_rates = [r["prompt_tok_s"] for r in live if r["probe"] == "prompt"]
+        gen_rates = [r["gen_tok_s"] for r in live if r["probe"] == "generation"]
+        rows_out += [{"source": "live", "metric": "prompt tokens/s (best)", "value": max(prompt_rates), "n": len(prompt_rates)},
+                     {"source": "live", "metric": "prompt tokens/s (median)", "value": statistics.median(prompt_rates), "n": len(prompt_rates)},
+                     {"source": "live", "metric": "generation tokens/s (best)", "value": max(gen_rates), "n": len(gen_rates)},
+                     {"source": "live", "metric": "generation tokens/s (median)", "value": statistics.median(gen_rates), "n": len(gen_rates)}]
+        write_csv(live, out / "model_throughput_live.csv")
+    summary, docs = recorded(args.cache_dir)
+    if summary:
+        print_table(summary, ["group", "calls", "prompt_tokens", "completion_tokens", "median_s", "answer_tok_s"],
+                    "recorded calls in the response cache, by purpose")
+        allc = sum(s["calls"] for s in summary)
+        rows_out.append({"source": "recorded", "metric": "recorded calls", "value": allc, "n": allc})
+    else:
+        print("\n(no recorded calls in the response cache)")
+    if docs:
+        print_table(docs, ["document", "calls", "prompt_tokens", "completion_tokens", "seconds"],
+                    "recorded extraction calls, per document")
+        secs = [d["seconds"] for d in docs]
+        rows_out += [{"source": "recorded", "metric": "extraction seconds per document (median)",
+                      "value": statistics.median(secs), "n": len(secs)},
+                     {"source": "recorded", "metric": "extraction seconds per document (max)",
+                      "value": max(secs), "n": len(secs)}]
+        write_csv(docs, out / "model_extraction.csv")
+    else:
+        print("\n(no recorded extraction calls yet)")
+    print_table(rows_out, ["source", "metric", "value", "n"], "model throughput summary")
+    write_csv(rows_out, out / "model_throughput.csv")
+    write_csv(summary, out / "model_recorded.csv")
+    print(f"\nwrote {out}/model_throughput.csv")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,568 @@
+"""Measuring instruments for the benchmarks: repeated timings, peak memory, synthetic graphs, plots.
+
+Taught in chapter "Choosing your stack". The scripts in ``benchmarks/`` and the chapter use the
+same few functions, so a number in the chapter and a number printed by ``make bench`` come from
+the same code:
+
+- :func:`time_queries` times a function on a list of queries, several runs each, and reports
+  the median over queries of each query's median run (plus the 90th percentile);
+- :func:`rss_mb`, :func:`peak_rss_mb` and :func:`reset_peak_rss` read the resident memory of a
+  process (this one or a database server) from ``/proc``, including the kernel's high-water mark;
+- :func:`scale_free_graph` and :func:`family_graph` grow directed knowledge graphs of a given
+  number of edges (Barabási-Albert with a fixed seed; the synthetic genealogy of the great houses);
+- :func:`sample_starts` and :func:`sample_pairs` pick reproducible query nodes and node pairs;
+- :func:`plot_scaling` draws latency (or memory) against graph size on log-log axes.
+
+Examples
+--------
+>>> from gaba.bench import scale_free_graph, time_queries
+>>> G = scale_free_graph(1_000, seed=0)
+>>> G.number_of_edges()
+1000
+>>> t = time_queries(lambda n: list(G.successors(n)), list(G)[:5], repeat=2)
+>>> sorted(t)
+['median_ms', 'n_queries', 'p90_ms']
+"""
+from __future__ import annotations
+
+import os
+import random
+import resource
+import statistics
+import time
+from collections import deque
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+#: Relation labels of the scale-free graph (a knowledge graph has typed edges).
+SCALE_FREE_RELATIONS = ("PARTNERS_WITH", "SUPPLIES_TO", "INVESTS_IN", "COMPETES_WITH")
+
+
+# --------------------------------------------------------------------------- timing
+
+def time_queries(fn: Callable[[Any], Any], queries: Sequence[Any], *, repeat: int = 3,
+                 warmup: int = 1, size: Callable[[Any], int] | None = None) -> dict:
+    """Time ``fn(q)`` for every query: ``warmup`` untimed runs, then ``repeat`` timed runs.
+
+    Parameters
+    ----------
+    fn : callable
+        Called with one query at a time.
+    queries : sequence
+        The queries (start nodes, node pairs, question strings, ...). Must not be empty.
+    repeat : int
+        Timed runs per query (at least 1); each query contributes the median of its runs.
+    warmup : int
+        Untimed runs per query before the timed ones (fills caches, compiles query plans).
+    size : callable, optional
+        Applied to each query's last result; the values are returned as ``sizes`` (to check
+        that two backends found the same thing).
+
+    Returns
+    -------
+    dict
+        ``median_ms`` (median over queries of each query's median), ``p90_ms`` (90th percentile
+        over queries) and ``n_queries``; with ``size``, also ``sizes`` (one per query).
+
+    Examples
+    --------
+    >>> r = time_queries(lambda q: sum(range(q)), [10, 100, 1000], repeat=3)
+    >>> r["n_queries"], r["median_ms"] >= 0
+    (3, True)
+    """
+    if repeat < 1 or warmup < 0:
+        raise ValueError(f"time_queries needs repeat >= 1 and warmup >= 0, got {repeat} and {warmup}")
+    queries = list(queries)
+    if not queries:
+        raise ValueError("time_queries needs at least one query")
+    per_query, sizes = [], []
+    for q in queries:
+        for _ in range(warmup):
+            fn(q)
+        runs = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = fn(q)
+            runs.append(time.perf_counter() - t0)
+        per_query.append(statistics.median(runs) * 1000)
+        if size is not None:
+            sizes.append(size(result))
+    per_query.sort()
+    p90 = per_query[min(len(per_query) - 1, int(round(0.9 * (len(per_query) - 1))))]
+    out = {"median_ms": statistics.median(per_query), "p90_ms": p90, "n_queries": len(queries)}
+    if size is not None:
+        out["sizes"] = sizes
+    return out
+
+
+# --------------------------------------------------------------------------- memory
+
+def _status(pid: int | None) -> dict[str, int]:
+    path = Path(f"/proc/{pid or os.getpid()}/status")
+    out = {}
+    try:
+        for line in path.read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in {"VmRSS", "VmHWM"}:
+                out[key] = int(rest.split()[0])  # kB
+    except OSError:
+        pass
+    return out
+
+
+def rss_mb(pid: int | None = None) -> float:
+    """Resident memory of a process (default: this one) in MB (10**6 bytes).
+
+    Examples
+    --------
+    >>> rss_mb() > 1
+    True
+    """
+    st = _status(pid)
+    if "VmRSS" in st:
+        return st["VmRSS"] * 1024 / 1e6
+    import psutil
+
+    return psutil.Process(pid or os.getpid()).memory_info().rss / 1e6
+
+
+def peak_rss_mb(pid: int | None = None) -> float:
+    """Peak resident memory of a process since it started or since :func:`reset_peak_rss`, in MB.
+
+    Reads the kernel's high-water mark (``VmHWM`` in ``/proc/PID/status``). Without ``/proc``
+    (macOS) it falls back to ``getrusage`` for this process and to the current RSS for others.
+    """
+    st = _status(pid)
+    if "VmHWM" in st:
+        return st["VmHWM"] * 1024 / 1e6
+    if pid in (None, os.getpid()):
+        import sys
+
+        scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, kB elsewhere
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
+    return rss_mb(pid)
+
+
+def reset_peak_rss(pid: int | None = None) -> bool:
+    """Reset a process's peak-RSS mark to its current RSS (Linux: ``5`` into ``clear_refs``).
+
+    Returns False when the system does not allow it; :func:`peak_rss_mb` then keeps reporting
+    the peak since the process started, which can only overstate a later phase's peak.
+    """
+    try:
+        Path(f"/proc/{pid or os.getpid()}/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+class PeakRSS:
+    """Context manager measuring the peak RSS of one or more processes during a block.
+
+    Examples
+    --------
+    >>> with PeakRSS() as m:
+    ...     block = bytearray(20_000_000)
+    >>> m.peak_mb[0] >= m.start_mb[0]
+    True
+    """
+
+    def __init__(self, *pids: int | None):
+        self.pids = list(pids) or [None]
+        self.start_mb: list[float] = []
+        self.peak_mb: list[float] = []
+        self.end_mb: list[float] = []
+
+    def __enter__(self) -> "PeakRSS":
+        for pid in self.pids:
+            reset_peak_rss(pid)
+        self.start_mb = [rss_mb(pid) for pid in self.pids]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.peak_mb = [peak_rss_mb(pid) for pid in self.pids]
+        self.end_mb = [rss_mb(pid) for pid in self.pids]
+
+
+# --------------------------------------------------------------------------- graphs
+
+def _check_edges(n_edges: int) -> None:
+    if not isinstance(n_edges, int) or isinstance(n_edges, bool) or n_edges < 10:
+        raise ValueError(f"n_edges must be an integer of at least 10, got {n_edges!r}")
+
+
+def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
+    """A directed knowledge graph with a scale-free degree distribution and exactly ``n_edges`` edges.
+
+    A Barabási-Albert graph (``networkx.barabasi_albert_graph(n, m, seed)`` with ``n`` chosen so
+    it has at least ``n_edges`` edges), each edge oriented from the newer to the older node,
+    labelled with a relation from :data:`SCALE_FREE_RELATIONS` and trimmed to ``n_edges``.
+    Nodes are names ``"E000123"``; edges carry ``relation``. A few hubs have thousands of
+    neighbours, which is what makes traversal on real entity graphs expensive.
+
+    Examples
+    --------
+    >>> G = scale_free_graph(100, seed=1)
+    >>> G.number_of_edges(), G.is_directed()
+    (100, True)
+    """
+    import networkx as nx
+
+    _check_edges(n_edges)
+    if m < 1:
+        raise ValueError(f"m must be at least 1, got {m}")
+    n = (n_edges + m * m) // m + 1
+    U = nx.barabasi_albert_graph(n, m, seed=seed)
+    rng = random.Random(seed)
+    width = len(str(n))
+    G = nx.MultiDiGraph()
+    G.add_nodes_from(f"E{i:0{width}d}" for i in range(n))
+    edges = sorted((max(u, v), min(u, v)) for u, v in U.edges())[:n_edges]
+    for u, v in edges:
+        rel = rng.choice(SCALE_FREE_RELATIONS)
+        G.add_edge(f"E{u:0{width}d}", f"E{v:0{width}d}", key=rel, relation=rel)
+    G.remove_nodes_from([v for v in list(G) if G.degree(v) == 0])
+    G.graph["name"] = f"scale-free (Barabási-Albert m={m}, seed={seed})"
+    return G
+
+
+def family_graph(n_edges: int, *, seed: int = 0):
+    """A family-like graph of exactly ``n_edges`` edges: the synthetic genealogy of the great houses.
+
+    :func:`gaba.data.westeros.synthetic_genealogy` with ``n_edges``: parents, siblings and
+    marriages, plus a few weak ties. Degrees stay small (a person has a handful of relatives),
+    unlike :func:`scale_free_graph`.
+
+    Examples
+    --------
+    >>> family_graph(500).number_of_edges()
+    500
+    """
+    from gaba.data.westeros import synthetic_genealogy
+
+    _check_edges(n_edges)
+    return synthetic_genealogy(n_edges=n_edges, seed=seed)
+
+
+#: The two graph families of the traversal benchmark: name -> generator(n_edges, seed=...).
+GRAPH_FAMILIES = {"family": family_graph, "scale-free": scale_free_graph}
+
+
+def sample_starts(G, k: int, *, seed: int = 0) -> list[Hashable]:
+    """``k`` start nodes drawn uniformly (reproducibly) from the nodes that have an edge.
+
+    Examples
+    --------
+    >>> G = scale_free_graph(100)
+    >>> sample_starts(G, 3) == sample_starts(G, 3)
+    True
+    """
+    nodes = sorted((v for v in G if G.degree(v) > 0), key=str)
+    if not nodes:
+        raise ValueError("the graph has no edges to start from")
+    rng = random.Random(seed)
+    return [nodes[rng.randrange(len(nodes))] for _ in range(k)]
+
+
+def _undirected_levels(G, source, depth: int) -> dict:
+    seen = {source: 0}
+    frontier = deque([source])
+    while frontier:
+        u = frontier.popleft()
+        if seen[u] == depth:
+            continue
+        nbrs = set(G.successors(u)) | set(G.predecessors(u)) if G.is_directed() else set(G[u])
+        for v in sorted(nbrs, key=str):
+            if v not in seen:
+                seen[v] = seen[u] + 1
+                frontier.append(v)
+    return seen
+
+
+def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
+    """``k`` node pairs ``(a, b)`` whose undirected shortest distance is exactly ``distance``.
+
+    Start nodes are drawn as in :func:`sample_starts`; for each, a breadth-first search picks
+    one node at the requested distance (reproducibly). Starts with no node that far are skipped.
+
+    Examples
+    --------
+    >>> G = scale_free_graph(200)
+    >>> pairs = sample_pairs(G, 3, distance=2)
+    >>> len(pairs)
+    3
+    """
+    if distance < 1:
+        raise ValueError(f"distance must be at least 1, got {distance}")
+    rng = random.Random(seed)
+    pairs: list[tuple] = []
+    for a in sample_starts(G, 20 * k, seed=seed):
+        levels = _undirected_levels(G, a, distance)
+        far = sorted((v for v, d in levels.items() if d == distance), key=str)
+        if far:
+            pairs.append((a, far[rng.randrange(len(far))]))
+        if len(pairs) == k:
+            break
+    return pairs
+
+
+# --------------------------------------------------------------------------- traversal on two backends
+
+def store_gather_facts(store, entities: Sequence[str] | str, hops: int = 2, *,
+                       timeout: float = 60.0) -> set[tuple[str, str, str]]:
+    """:func:`gaba.graph.gather_facts` run inside FalkorDB: the facts within ``hops`` hops.
+
+    The same frontier-by-frontier walk, one parameterized Cypher query per hop: every edge
+    touching the current frontier (either direction) is a fact, and its far ends not seen before
+    form the next frontier. On the same graph it returns exactly the facts of
+    :func:`gaba.graph.gather_facts`.
+
+    Examples
+    --------
+    >>> from gaba.store import open_store                            # doctest: +SKIP
+    >>> with open_store() as store:                                  # doctest: +SKIP
+    ...     store.load_networkx(G)
+    ...     store_gather_facts(store, ["Jon Snow"], hops=1) == gather_facts(G, ["Jon Snow"], hops=1)
+    True
+    """
+    if isinstance(entities, str):
+        entities = [entities]
+    if isinstance(hops, bool) or not isinstance(hops, int) or hops < 1:
+        raise ValueError(f"hops must be a positive integer, got {hops!r}")
+    cypher = (f"UNWIND $names AS n MATCH (a:{store.label} {{name: n}})-[r]-(b) "
+              "RETURN startNode(r).name, type(r), endNode(r).name, b.name")
+    frontier = sorted(set(entities))
+    visited = set(frontier)
+    facts: set[tuple[str, str, str]] = set()
+    for _ in range(hops):
+        if not frontier:
+            break
+        rows = store.query(cypher, {"names": frontier}, timeout=timeout).rows
+        reached = set()
+        for s, r, o, other in rows:
+            facts.add((s, r, o))
+            if other not in visited:
+                reached.add(other)
+        visited |= reached
+        frontier = sorted(reached)
+    return facts
+
+
+def traversal_operations(graph, *, hops: int = 2, depth: int = 3, path_depth: int = 4,
+                         limit: int = 100, timeout: float = 60.0) -> dict[str, tuple[Callable, str]]:
+    """The three measured operations on one backend: ``{name: (function, query kind)}``.
+
+    ``graph`` is a NetworkX graph or a :class:`gaba.store.FalkorStore`; the functions are the
+    book's own: fact gathering (:func:`gaba.graph.gather_facts`, or :func:`store_gather_facts`
+    in the database), :func:`gaba.paths.neighbors` and :func:`gaba.paths.paths_between`, the
+    last two running unchanged on either backend. Query kind ``"start"`` takes a node,
+    ``"pair"`` a ``(source, target)`` tuple.
+    """
+    from .paths import _is_store, neighbors, paths_between
+
+    if _is_store(graph):
+        def facts(s):
+            return store_gather_facts(graph, [s], hops, timeout=timeout)
+    else:
+        from .graph import gather_facts
+
+        def facts(s):
+            return gather_facts(graph, [s], hops)
+    return {
+        f"facts {hops}-hop": (facts, "start"),
+        f"neighbors {depth}-hop": (lambda s: neighbors(graph, s, depth=depth, timeout=timeout), "start"),
+        f"paths <={path_depth} hops (limit {limit})": (
+            lambda ab: paths_between(graph, ab[0], ab[1], max_depth=path_depth, limit=limit,
+                                     timeout=timeout), "pair"),
+    }
+
+
+def _timed_out(result) -> bool:
+    stats = getattr(result, "stats", None)
+    return bool(getattr(stats, "timed_out", False))
+
+
+def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Sequence, repeat: int = 3,
+                     warmup: int = 1, reference: str = "networkx", **options) -> list[dict]:
+    """Time the traversal operations on each backend with the same queries.
+
+    Parameters
+    ----------
+    backends : dict
+        Name -> NetworkX graph or FalkorStore holding the same graph.
+    starts, pairs : sequences
+        Start nodes and ``(source, target)`` pairs (see :func:`sample_starts`, :func:`sample_pairs`).
+    repeat, warmup : int
+        As in :func:`time_queries`.
+    reference : str
+        The backend the others are compared with (``ratio`` = its median / reference median).
+    **options
+        Passed to :func:`traversal_operations` (``hops``, ``depth``, ``path_depth``, ``limit``,
+        ``timeout``).
+
+    Returns
+    -------
+    list of dict
+        One row per (operation, backend): ``operation``, ``backend``, ``median_ms``, ``p90_ms``,
+        ``n_queries``, ``mean_result`` (facts, nodes or paths per query), ``timed_out`` (queries
+        cut by the timeout), ``same_result`` (every query returned as many items as on the
+        reference backend) and ``ratio``.
+
+    Examples
+    --------
+    >>> G = scale_free_graph(300)
+    >>> rows = compare_backends({"networkx": G}, starts=sample_starts(G, 3), pairs=sample_pairs(G, 2))
+    >>> [r["ratio"] for r in rows]
+    [1.0, 1.0, 1.0]
+    """
+    if reference not in backends:
+        raise ValueError(f"reference backend {reference!r} is not among {sorted(backends)}")
+    ops = {name: traversal_operations(g, **options) for name, g in backends.items()}
+    rows = []
+    for op in ops[reference]:
+        ref_sizes = None
+        ref_ms = None
+        for name in [reference] + [b for b in backends if b != reference]:
+            fn, kind = ops[name][op]
+            queries = list(starts if kind == "start" else pairs)
+            if not queries:
+                continue
+            cut = []
+
+            def size(result, _cut=cut):
+                _cut.append(_timed_out(result))
+                return len(result)
+
+            t = time_queries(fn, queries, repeat=repeat, warmup=warmup, size=size)
+            sizes = t.pop("sizes")
+            if name == reference:
+                ref_sizes, ref_ms = sizes, t["median_ms"]
+            rows.append({"operation": op, "backend": name, **t,
+                         "mean_result": sum(sizes) / len(sizes), "timed_out": sum(cut),
+                         "same_result": sizes == ref_sizes,
+                         "ratio": t["median_ms"] / ref_ms if ref_ms else float("nan")})
+    return rows
+
+
+# --------------------------------------------------------------------------- plots
+
+def plot_scaling(rows: Sequence[dict], *, x: str, y: str, series: str | Sequence[str],
+                 ax=None, title: str | None = None, xlabel: str | None = None,
+                 ylabel: str | None = None, logy: bool = True):
+    """Line plot of ``y`` against ``x`` on log axes, one line per value of ``series``.
+
+    ``rows`` is a list of dicts (or a DataFrame's records); ``series`` names one column or a
+    tuple of columns whose values, joined with " / ", label each line.
+
+    Examples
+    --------
+    >>> rows = [{"n": 10, "ms": 1.0, "who": "a"}, {"n": 100, "ms": 3.0, "who": "a"}]
+    >>> ax = plot_scaling(rows, x="n", y="ms", series="who")
+    >>> len(ax.lines)
+    1
+    """
+    import matplotlib.pyplot as plt
+
+    if hasattr(rows, "to_dict"):
+        rows = rows.to_dict("records")
+    cols = [series] if isinstance(series, str) else list(series)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    groups: dict[str, list[tuple]] = {}
+    for r in rows:
+        if r.get(y) is None or r.get(y) != r.get(y):   # skip missing and NaN
+            continue
+        label = " / ".join(str(r[c]) for c in cols)
+        groups.setdefault(label, []).append((r[x], r[y]))
+    markers = "osD^v<>"
+    for i, (label, pts) in enumerate(sorted(groups.items())):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[i % len(markers)], label=label)
+    ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(x if xlabel is None else xlabel)
+    ax.set_ylabel(y if ylabel is None else ylabel)
+    if title:
+        ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+    if groups:
+        ax.legend(fontsize="small")
+    return ax
+
+
+# --------------------------------------------------------------------------- recorded model calls
+
+def cache_entries(*, purpose: str | None = None, cache_dir: str | Path | None = None) -> list[dict]:
+    """Read the recorded model calls in the response cache, one dict per entry.
+
+    Parameters
+    ----------
+    purpose : str, optional
+        Keep only entries whose ``purpose`` contains this text (case-insensitive).
+    cache_dir : path, optional
+        Cache folder (default: the configured one, ``assets/llm-cache``).
+
+    Returns
+    -------
+    list of dict
+        ``key``, ``purpose``, ``backend``, ``model``, ``prompt_tokens``, ``completion_tokens``,
+        ``seconds`` (wall time of the call when it was recorded) and ``recorded_at``, sorted by key.
+        Unreadable entries are skipped.
+
+    Examples
+    --------
+    >>> rows = cache_entries(purpose="preface")
+    >>> all("preface" in r["purpose"].lower() for r in rows)
+    True
+    """
+    import json
+
+    from .config import get_settings
+
+    folder = Path(cache_dir) if cache_dir is not None else get_settings().cache_dir
+    needle = purpose.lower() if purpose else None
+    rows = []
+    for path in sorted(folder.glob("*/*.json")):
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            resp, req = entry["response"], entry["request"]
+            row = {"key": entry["key"], "purpose": str(entry.get("purpose", "")),
+                   "backend": req.get("backend", ""), "model": resp.get("model") or req.get("model", ""),
+                   "prompt_tokens": int(resp.get("usage", {}).get("prompt_tokens", 0)),
+                   "completion_tokens": int(resp.get("usage", {}).get("completion_tokens", 0)),
+                   "seconds": float(resp.get("seconds", 0.0)),
+                   "recorded_at": entry.get("recorded_at", "")}
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if needle is None or needle in row["purpose"].lower():
+            rows.append(row)
+    return rows
+
+
+#: Assumed list prices of hosted models, USD per million tokens (input, output). These are an
+#: ASSUMPTION written down on :data:`PRICES_DATED`; providers change prices often, so check the
+#: provider's page and edit the table before relying on a cost estimate.
+ASSUMED_PRICES = {
+    "gpt-4o-mini (OpenAI)": (0.15, 0.60),
+    "gpt-4.1-mini (OpenAI)": (0.40, 1.60),
+    "gpt-4o (OpenAI)": (2.50, 10.00),
+    "claude-3.5-haiku (Anthropic, via OpenRouter)": (0.80, 4.00),
+    "llama-3.1-8b-instruct (open weights, via OpenRouter)": (0.02, 0.05),
+}
+#: When :data:`ASSUMED_PRICES` was written down.
+PRICES_DATED = "2026-11"
+
+
+def cost_per_1k(prompt_tokens: float, completion_tokens: float, price_in: float, price_out: float) -> float:
+    """Cost in USD of 1,000 calls of the given mean token counts at per-million-token prices.
+
+    Examples
+    --------
+    >>> round(cost_per_1k(1000, 100, 0.15, 0.60), 4)
+    0.21
+    """
+    if min(prompt_tokens, completion_tokens, price_in, price_out) < 0:
+        raise ValueError("token counts and prices must not be negative")
+    return 1000 * (prompt_tokens * price_in + completion_tokens * price_out) / 1e6

@@ -1,0 +1,126 @@
+"""Tests of gaba.bench: timing, memory readings, benchmark graphs, query sampling, backend comparison."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gaba import bench
+
+
+def test_time_queries_reports_median_p90_and_sizes():
+    calls = []
+    r = bench.time_queries(lambda q: calls.append(q) or [0] * q, [1, 2, 3], repeat=2, warmup=1, size=len)
+    assert r["n_queries"] == 3 and r["sizes"] == [1, 2, 3]
+    assert 0 <= r["median_ms"] <= r["p90_ms"]
+    assert len(calls) == 3 * (1 + 2)
+
+
+def test_time_queries_rejects_bad_options():
+    with pytest.raises(ValueError, match="at least one query"):
+        bench.time_queries(len, [])
+    with pytest.raises(ValueError, match="repeat"):
+        bench.time_queries(len, ["x"], repeat=0)
+
+
+def test_memory_readings_are_positive_and_peak_tracks_growth():
+    assert bench.rss_mb() > 1
+    with bench.PeakRSS() as m:
+        block = bytearray(50_000_000)
+        block[::4096] = b"x" * len(block[::4096])      # touch every page so it is resident
+    assert m.peak_mb[0] >= m.start_mb[0] + 40
+    assert bench.peak_rss_mb() >= bench.rss_mb() - 1
+
+
+def test_scale_free_graph_is_exact_directed_and_deterministic():
+    G = bench.scale_free_graph(1000, seed=3)
+    H = bench.scale_free_graph(1000, seed=3)
+    assert G.number_of_edges() == 1000 and G.is_directed() and G.is_multigraph()
+    assert sorted(G.edges(keys=True)) == sorted(H.edges(keys=True))
+    assert {d["relation"] for *_, d in G.edges(data=True)} <= set(bench.SCALE_FREE_RELATIONS)
+    degrees = sorted((d for _, d in G.degree()), reverse=True)
+    assert degrees[0] > 10 * degrees[len(degrees) // 2]      # hubs: the point of a scale-free graph
+
+
+def test_family_graph_has_exact_size_and_family_relations():
+    G = bench.family_graph(2000)
+    assert G.number_of_edges() == 2000
+    rels = {d["relation"] for *_, d in G.edges(data=True)}
+    assert {"FATHER_OF", "MOTHER_OF", "SIBLING_OF"} <= rels
+    assert max(d for _, d in G.degree()) < 60
+
+
+@pytest.mark.parametrize("bad", [0, 5, 10.5, True, "100"])
+def test_graph_generators_reject_bad_sizes(bad):
+    with pytest.raises(ValueError, match="n_edges"):
+        bench.scale_free_graph(bad)
+
+
+def test_sampled_pairs_are_at_the_requested_distance():
+    import networkx as nx
+
+    G = bench.scale_free_graph(500)
+    U = G.to_undirected(as_view=True)
+    pairs = bench.sample_pairs(G, 5, distance=3, seed=1)
+    assert len(pairs) == 5 and pairs == bench.sample_pairs(G, 5, distance=3, seed=1)
+    assert all(nx.shortest_path_length(U, a, b) == 3 for a, b in pairs)
+    with pytest.raises(ValueError, match="distance"):
+        bench.sample_pairs(G, 1, distance=0)
+
+
+def test_compare_backends_with_networkx_only():
+    G = bench.family_graph(400)
+    rows = bench.compare_backends({"networkx": G}, starts=bench.sample_starts(G, 3),
+                                  pairs=bench.sample_pairs(G, 2), repeat=1)
+    assert [r["operation"] for r in rows] == ["facts 2-hop", "neighbors 3-hop", "paths <=4 hops (limit 100)"]
+    assert all(r["ratio"] == 1.0 and r["same_result"] and r["timed_out"] == 0 for r in rows)
+    with pytest.raises(ValueError, match="reference"):
+        bench.compare_backends({"other": G}, starts=[], pairs=[])
+
+
+def test_store_facts_equal_networkx_facts():
+    from gaba.graph import gather_facts
+    from gaba.store import FalkorStore
+
+    G = bench.family_graph(300)
+    starts = bench.sample_starts(G, 4, seed=2)
+    with FalkorStore.start(graph="benchtest", label="Entity") as store:
+        store.load_networkx(G, progress=False)
+        for s in starts:
+            for hops in (1, 2, 3):
+                assert bench.store_gather_facts(store, [s], hops) == gather_facts(G, [s], hops)
+        rows = bench.compare_backends({"networkx": G, "falkordb": store}, starts=starts,
+                                      pairs=bench.sample_pairs(G, 2), repeat=1)
+    assert all(r["same_result"] for r in rows)
+    with pytest.raises(ValueError, match="hops"):
+        bench.store_gather_facts(None, ["x"], 0)
+
+
+def test_cache_entries_and_cost(tmp_path):
+    d = tmp_path / "ab"
+    d.mkdir()
+    entry = {"key": "ab12", "purpose": "extract triples from doc n01", "recorded_at": "2026-11-01T00:00:00Z",
+             "request": {"backend": "local", "model": "m"},
+             "response": {"text": "{}", "model": "m", "seconds": 2.5,
+                          "usage": {"prompt_tokens": 100, "completion_tokens": 20}}}
+    (d / "ab12.json").write_text(json.dumps(entry))
+    (d / "broken.json").write_text("{not json")
+    rows = bench.cache_entries(cache_dir=tmp_path)
+    assert len(rows) == 1 and rows[0]["prompt_tokens"] == 100 and rows[0]["seconds"] == 2.5
+    assert bench.cache_entries(purpose="EXTRACT", cache_dir=tmp_path) == rows
+    assert bench.cache_entries(purpose="answer", cache_dir=tmp_path) == []
+    assert bench.cost_per_1k(1_000_000, 0, 0.15, 0.60) == pytest.approx(150.0)
+    with pytest.raises(ValueError):
+        bench.cost_per_1k(-1, 0, 1, 1)
+    assert bench.PRICES_DATED and all(len(v) == 2 for v in bench.ASSUMED_PRICES.values())
+
+
+def test_plot_scaling_draws_one_line_per_series():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rows = [{"n": n, "ms": n / 10, "b": b} for n in (10, 100, 1000) for b in ("x", "y")]
+    rows.append({"n": 5, "ms": float("nan"), "b": "x"})
+    ax = bench.plot_scaling(rows, x="n", y="ms", series="b", title="t")
+    assert len(ax.lines) == 2 and ax.get_xscale() == "log"
+    assert len(ax.lines[0].get_xdata()) == 3

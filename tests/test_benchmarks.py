@@ -1,0 +1,132 @@
+"""Smoke tests of the scripts in benchmarks/: each runs at a tiny size and writes its CSV and plot."""
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gaba import config
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+
+
+def run(script: str, *args: str, timeout: int = 300) -> str:
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+def read_csv(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def load_script(name: str):
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_traversal_tiny(tmp_path):
+    out = run("traversal.py", "--sizes", "300", "--queries", "3", "--repeat", "1", "--out", str(tmp_path))
+    assert "ratio = FalkorDB / NetworkX" in out and "peak_query_mb" in out
+    rows = read_csv(tmp_path / "traversal.csv")
+    assert {(r["family"], r["backend"]) for r in rows} == {(f, b) for f in ("family", "scale-free")
+                                                          for b in ("networkx", "falkordb")}
+    assert all(r["same_result"] == "True" for r in rows)
+    assert {r["n_edges"] for r in rows} == {"300"}
+    mem = read_csv(tmp_path / "traversal_memory.csv")
+    assert {r["process"] for r in mem} == {"python", "server", "python client"}
+    assert all(float(r["peak_build_mb"]) > 0 for r in mem)
+    assert (tmp_path / "bench_traversal.png").stat().st_size > 10_000
+    assert (tmp_path / "bench_traversal_memory.png").is_file()
+
+
+def test_traversal_rejects_bad_options(tmp_path):
+    proc = subprocess.run([sys.executable, str(BENCH / "traversal.py"), "--families", "tree", "--out", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "unknown graph family" in proc.stderr
+    proc = subprocess.run([sys.executable, str(BENCH / "traversal.py"), "--sizes", "1e3,-5"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "positive whole number" in proc.stderr
+
+
+@pytest.mark.live
+def test_retrieval_latency_tiny(tmp_path):
+    out = run("retrieval_latency.py", "--sizes", "14,60", "--queries", "2", "--repeat", "1", "--out", str(tmp_path))
+    assert "graph total = link + traverse" in out
+    rows = read_csv(tmp_path / "retrieval_latency.csv")
+    steps = {(r["pipeline"], r["step"]) for r in rows}
+    assert {("graph", "link"), ("graph", "traverse"), ("flat", "embed"), ("flat", "search"),
+            ("graph", "total"), ("flat", "total")} <= steps
+    assert {r["documents"] for r in rows} == {"14", "60"}
+    assert (tmp_path / "bench_retrieval_latency.png").is_file()
+
+
+def test_model_throughput_reads_recorded_calls(tmp_path):
+    cache = tmp_path / "cache" / "ab"
+    cache.mkdir(parents=True)
+    for i, (purpose, secs) in enumerate([("extract triples from doc n01", 10.0),
+                                         ("extract triples from doc n01 (retry 1)", 5.0),
+                                         ("extract triples from doc n02", 20.0),
+                                         ("graph_rag: who?", 3.0)]):
+        entry = {"key": f"ab{i}", "purpose": purpose, "request": {"backend": "local"},
+                 "response": {"text": "x", "seconds": secs, "usage": {"prompt_tokens": 100, "completion_tokens": 40}}}
+        (cache / f"ab{i}.json").write_text(json.dumps(entry))
+    out = run("model_throughput.py", "--no-live", "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "o"))
+    assert "recorded extraction calls, per document" in out
+    docs = read_csv(tmp_path / "o" / "model_extraction.csv")
+    assert [(d["document"], d["calls"], float(d["seconds"])) for d in docs] == [
+        ("extract triples from doc n01", "2", 15.0), ("extract triples from doc n02", "1", 20.0)]
+    summary = {r["metric"]: float(r["value"]) for r in read_csv(tmp_path / "o" / "model_throughput.csv")}
+    assert summary["extraction seconds per document (median)"] == 17.5
+
+
+def test_model_throughput_live_path_with_a_scripted_backend(scripted, tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("GABA_LOCAL_URL", raising=False)
+    config.reload()
+    mt = load_script("model_throughput")
+    assert mt.wait_until_idle() == 0.0
+    assert mt.main(["--repeat", "2", "--gen-tokens", "8", "--out", str(tmp_path)]) == 0
+    assert len(scripted.requests) == 4
+    assert scripted.requests[0]["max_tokens"] == 1 and scripted.requests[2]["max_tokens"] == 8
+    live = read_csv(tmp_path / "model_throughput_live.csv")
+    assert [r["probe"] for r in live] == ["prompt", "prompt", "generation", "generation"]
+    assert "generation tokens/s (best)" in capsys.readouterr().out
+
+
+@pytest.mark.live
+def test_book_build_counts_zero_model_calls_on_the_preface(tmp_path):
+    out = run("book_build.py", "--notebooks", "preface", "--out", str(tmp_path), timeout=600)
+    assert "warm rebuild made 0 model calls" in out
+    rows = read_csv(tmp_path / "book_build.csv")
+    pre = rows[0]
+    assert pre["notebook"] == "preface" and pre["model_calls"] == "0" and not pre["error"]
+    assert int(pre["from_cache"]) >= 2 and float(pre["cold_est_s"]) > float(pre["warm_s"])
+
+
+def test_book_build_rejects_unknown_notebooks(tmp_path):
+    proc = subprocess.run([sys.executable, str(BENCH / "book_build.py"), "--notebooks", "nope", "--out", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "no chapter notebook named nope" in proc.stderr
+
+
+def test_run_all_lists_and_rejects(tmp_path):
+    proc = subprocess.run([sys.executable, str(BENCH / "run_all.py"), "--only", "nothing"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "unknown benchmark" in proc.stderr
+    out = run("run_all.py", "--only", "model_throughput", "--no-live", "--out", str(tmp_path))
+    assert "model_throughput" in out and "ok" in out
+    assert (tmp_path / "model_throughput.csv").is_file()
