@@ -676,12 +676,15 @@ def retrieval_summary(df, by: Sequence[str] = ("size", "method")):
     Returns
     -------
     pandas.DataFrame
-        Columns ``*by, k, n, rate, low, high, mean_recall, median_tokens, mean_ms``.
+        Columns ``*by, k, n, rate, low, high, mean_recall, median_tokens, p90_tokens,
+        mean_ms`` (context sizes in approximate tokens, the 90th percentile showing the
+        large contexts of questions about hubs).
     """
     by = list(by)
     out = _rate_table(df.assign(case=df.get("question", df.get("example"))), by, "all_evidence", "trial")
     extra = df.groupby(by, observed=True, sort=True).agg(
         mean_recall=("recall", "mean"), median_tokens=("context_tokens", "median"),
+        p90_tokens=("context_tokens", lambda s: s.quantile(0.9)),
         mean_ms=("seconds", lambda s: 1000 * s.mean())).reset_index()
     return out.drop(columns="questions").merge(extra, on=by)
 
@@ -798,10 +801,12 @@ def plot_retrieval(summary, ax=None, *, x: str = "size", y: str = "rate", hue: s
         _, ax = plt.subplots(figsize=(6, 3.6))
     colors = list(colors or ["#cf222e", "#0969da", "#8250df", "#1a7f37", "#bf8700"])
     markers = ["o", "s", "^", "D", "v"]
+    lines = ["-", "--", ":", "-."]
     for i, name in enumerate(dict.fromkeys(summary[hue])):
         sub = summary[summary[hue] == name].sort_values(x)
         style = {"color": colors[i % len(colors)], "marker": markers[i % len(markers)],
-                 "label": str(name), "linewidth": 1.5, "markersize": 5}
+                 "linestyle": lines[i % len(lines)], "label": str(name), "linewidth": 1.5,
+                 "markersize": 5}
         if y == "rate":
             err = [sub["rate"] - sub["low"], sub["high"] - sub["rate"]]
             ax.errorbar(sub[x], sub["rate"], yerr=err, capsize=3, **style)
