@@ -11,8 +11,14 @@ The pieces:
   returns a tidy :class:`pandas.DataFrame`, one row per case x system x trial;
 - :func:`pass_rates` and :func:`answer_abstain_rates` - rates with Wilson 95% intervals and
   the ``n`` behind them (:func:`wilson_interval`); :func:`plot_pass_rates` draws them;
-- :func:`evidence_recall` and :func:`context_tokens` - retrieval-only metrics that need no
-  model call, so they can be run at any corpus size.
+- :func:`format_rate` / :func:`format_rates` - ``k/n = rate [low, high]``, the only way the
+  book prints a rate;
+- :func:`evidence_recall`, :func:`context_tokens` and :func:`take_within_budget` -
+  retrieval-only metrics that need no model call, so they can be run at any corpus size;
+- :func:`context_evidence` - did each system's retrieval hand over a case's gold facts;
+- :func:`scaling_retrieval` - flat top-k against graph traversal on growing synthetic corpora;
+- :func:`budget_recall` - the same comparison on a multi-hop benchmark at equal context
+  budgets; :func:`retrieval_summary` and :func:`plot_retrieval` summarise and draw both.
 
 Examples
 --------
