@@ -1,0 +1,793 @@
+"""The public graph API of the book: build a knowledge graph, gather facts, answer with Graph RAG.
+
+Taught in chapter "Graph RAG and multi-hop reasoning". Everything a chapter needs to go from
+documents to a grounded multi-hop answer is importable from here:
+
+- :func:`build_knowledge_graph`, :func:`save_graph`, :func:`load_graph` (implemented in
+  :mod:`gaba.extract`, re-exported here) and :func:`load_documents` (the news corpus);
+- :func:`find_entities` - the graph's entities named in a question (names and aliases, longest first);
+- :func:`gather_facts`, :func:`gather_facts_by_hop`, :func:`fact_evidence` - hop-by-hop traversal;
+- :func:`graph_rag` and :func:`flat_rag` - one model call each, the same answering rules;
+- :func:`shortest_connection`, :func:`route_question`, :func:`hop_table`.
+
+A *fact* is a ``(subject, relation, object)`` tuple of strings: one edge of the directed
+multigraph, whose edge data carries the ``relation``, the ``doc_id`` it came from and the
+``evidence`` sentence that states it.
+
+Examples
+--------
+>>> import networkx as nx
+>>> G = nx.MultiDiGraph()
+>>> G.add_edge("Aurora Cell Works", "Kestrel Motors", key="SUPPLIES_TO", relation="SUPPLIES_TO")
+'SUPPLIES_TO'
+>>> G.add_edge("Voltaic Dynamics", "Aurora Cell Works", key="COMPETES_WITH", relation="COMPETES_WITH")
+'COMPETES_WITH'
+>>> sorted(gather_facts(G, ["Kestrel Motors"], hops=2))     # doctest: +NORMALIZE_WHITESPACE
+[('Aurora Cell Works', 'SUPPLIES_TO', 'Kestrel Motors'),
+ ('Voltaic Dynamics', 'COMPETES_WITH', 'Aurora Cell Works')]
+>>> find_entities("Who competes with Kestrel Motors' battery supplier?", G)
+['Kestrel Motors']
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .errors import EntityNotFound, NoPath
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+    import pandas as pd
+
+#: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
+ABSTAIN = "I don't know"
+#: Traversals deeper than this are capped (with a warning): the context would swallow the graph.
+MAX_HOPS = 6
+#: Approximate tokens per word, for context-size estimates (English prose, BPE tokenizers).
+TOKENS_PER_WORD = 1.3
+_DIRECTIONS = ("both", "out", "in")
+_RANK_METHODS = ("combined", "embedding", "relation", "pagerank", "hop")
+
+__all__ = [
+    "ABSTAIN", "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
+    "find_entities", "resolve_entity", "gather_facts", "gather_facts_by_hop", "fact_evidence",
+    "fact_sentence", "answer_prompt", "flat_prompt", "final_answer", "graph_rag", "flat_rag", "is_abstention",
+    "shortest_connection", "route_question", "hop_table", "traversal_seconds",
+]
+
+
+# --------------------------------------------------------------------------- re-exports
+
+def build_knowledge_graph(documents=None, *, cache_dir=None, rebuild: bool = False,
+                          progress: bool = True) -> "nx.MultiDiGraph":
+    """Extract a knowledge graph from documents (default: the book's news corpus).
+
+    A thin wrapper of :func:`gaba.extract.build_knowledge_graph`, documented there. Taught in
+    chapter "From text to a knowledge graph"; used by chapter "Graph RAG and multi-hop reasoning".
+
+    Examples
+    --------
+    >>> G = build_knowledge_graph(progress=False)        # doctest: +SKIP
+    >>> G.number_of_nodes() > 0                           # doctest: +SKIP
+    True
+    """
+    from .extract import build_knowledge_graph as _build
+
+    return _build(documents, cache_dir=cache_dir, rebuild=rebuild, progress=progress)
+
+
+def save_graph(G, path) -> None:
+    """Write a graph to a JSON file (see :func:`gaba.extract.save_graph`)."""
+    from .extract import save_graph as _save
+
+    return _save(G, path)
+
+
+def load_graph(path) -> "nx.MultiDiGraph":
+    """Read a graph written by :func:`save_graph` (see :func:`gaba.extract.load_graph`)."""
+    from .extract import load_graph as _load
+
+    return _load(path)
+
+
+def load_documents(*args, **kwargs):
+    """The documents of the news corpus, or of a reader's corpus (see :func:`gaba.data.news.load_documents`)."""
+    from .data.news import load_documents as _load
+
+    return _load(*args, **kwargs)
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _check_graph(G) -> None:
+    if not hasattr(G, "nodes") or not hasattr(G, "edges"):
+        raise TypeError(f"expected a networkx graph, got {type(G).__name__}; build one with "
+                        "build_knowledge_graph() or load_graph(path).")
+
+
+def _norm(text: str) -> str:
+    """Case-fold and straighten typographic quotes, so "Kestrel Motors’" matches "Kestrel Motors'"."""
+    return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"') \
+        .replace("\u201d", '"').casefold()
+
+
+def _aliases(G, node) -> list[str]:
+    raw = G.nodes[node].get("aliases") or []
+    if isinstance(raw, str):
+        raw = [raw]
+    return [a for a in raw if isinstance(a, str) and a.strip()]
+
+
+def _name_table(G) -> dict[str, str]:
+    """Every surface form (normalized) -> canonical node name. A node's own name wins over aliases."""
+    table: dict[str, str] = {}
+    for node in sorted(G.nodes, key=str):
+        for alias in _aliases(G, node):
+            table.setdefault(_norm(alias.strip()), node)
+    for node in sorted(G.nodes, key=str):
+        table[_norm(str(node).strip())] = node
+    return table
+
+
+def resolve_entity(G, name: str) -> str:
+    """The node a name refers to: the node itself, a case-insensitive match, or an alias.
+
+    Raises
+    ------
+    EntityNotFound
+        With the closest node names (``difflib``) in the message.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph(); G.add_node("Kestrel Motors", aliases=["Kestrel"])
+    >>> resolve_entity(G, "kestrel")
+    'Kestrel Motors'
+    """
+    _check_graph(G)
+    if name in G:
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"an entity name must be a string, got {type(name).__name__}")
+    hit = _name_table(G).get(_norm(name.strip()))
+    if hit is not None:
+        return hit
+    names = sorted(str(n) for n in G.nodes)
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    if not close:
+        lower = {n.casefold(): n for n in names}
+        close = [lower[c] for c in difflib.get_close_matches(name.casefold(), list(lower), n=3, cutoff=0.4)]
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else \
+        f" The graph has {len(names)} nodes; list them with sorted(G.nodes)."
+    raise EntityNotFound(f"{name!r} is not an entity of the graph.{hint}")
+
+
+def _relation(key, data: dict) -> str:
+    rel = data.get("relation")
+    return str(rel if rel is not None else key)
+
+
+# --------------------------------------------------------------------------- entity finding
+
+def find_entities(question: str, G) -> list[str]:
+    """The graph's entities named in a question, in order of appearance.
+
+    Every node name and alias is matched case-insensitively as a whole phrase (not inside a
+    longer word), longest names first; text claimed by a longer name is not matched again by a
+    shorter one, so "Kestrel Motors" is found once and not also as "Kestrel". Names containing
+    regex or quote characters are matched literally.
+
+    Parameters
+    ----------
+    question : str
+    G : networkx graph
+        Nodes may carry an ``aliases`` attribute (a list of other names).
+
+    Returns
+    -------
+    list of str
+        Canonical node names, each once, ordered by where they first appear; ``[]`` if none.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_node("Kestrel Motors", aliases=["Kestrel"]); G.add_node("Aurora Cell Works")
+    >>> find_entities("Does Aurora Cell Works supply kestrel?", G)
+    ['Aurora Cell Works', 'Kestrel Motors']
+    >>> find_entities("What is the weather?", G)
+    []
+    """
+    _check_graph(G)
+    if not isinstance(question, str):
+        raise TypeError(f"question must be a string, got {type(question).__name__}")
+    text = _norm(question)
+    table = _name_table(G)
+    taken = [False] * len(text)
+    found: list[tuple[int, str]] = []
+    for surface in sorted(table, key=lambda s: (-len(s), s)):
+        if not surface:
+            continue
+        pattern = re.compile(r"(?<!\w)" + re.escape(surface) + r"(?!\w)")
+        for m in pattern.finditer(text):
+            if any(taken[m.start():m.end()]):
+                continue
+            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+            found.append((m.start(), table[surface]))
+    seen: set[str] = set()
+    ordered = []
+    for _, node in sorted(found, key=lambda t: t[0]):
+        if node not in seen:
+            seen.add(node)
+            ordered.append(node)
+    return ordered
+
+
+# --------------------------------------------------------------------------- traversal
+
+def _check_hops(hops) -> int:
+    if isinstance(hops, bool) or not isinstance(hops, int):
+        raise TypeError(f"hops must be an integer, got {hops!r}")
+    if hops <= 0:
+        raise ValueError(f"hops must be at least 1 (got {hops}): one hop gathers the entities' own edges.")
+    if hops > MAX_HOPS:
+        warnings.warn(f"hops={hops} capped at {MAX_HOPS}: beyond that the traversal gathers most of "
+                      "any connected graph and the context stops being a selection.", stacklevel=3)
+        return MAX_HOPS
+    return hops
+
+
+def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[set]]:
+    """Frontier-by-frontier walk. Returns (new facts per hop, new nodes per hop); hop 0 = starts."""
+    _check_graph(G)
+    if direction not in _DIRECTIONS:
+        raise ValueError(f"direction must be one of {_DIRECTIONS}, not {direction!r}")
+    if isinstance(entities, str):
+        entities = [entities]
+    starts = [resolve_entity(G, e) for e in entities]
+    if not starts:
+        raise ValueError("gather_facts needs at least one entity; find them with find_entities(question, G).")
+    hops = _check_hops(hops)
+    directed = G.is_directed()
+    multi = G.is_multigraph()
+    visited = set(starts)
+    frontier = set(starts)
+    seen_facts: set[tuple[str, str, str]] = set()
+    facts_by_hop: list[set] = []
+    nodes_by_hop: list[set] = [set(starts)]
+    for _ in range(hops):
+        new_facts: set[tuple[str, str, str]] = set()
+        reached: set = set()
+        for node in frontier:
+            steps = []
+            if direction in ("both", "out") or not directed:
+                edges = G.out_edges(node, keys=True, data=True) if (multi and directed) else \
+                    G.edges(node, keys=True, data=True) if multi else \
+                    ((u, v, None, d) for u, v, d in G.edges(node, data=True))
+                steps += [(u, v, k, d, v) for u, v, k, d in edges]
+            if directed and direction in ("both", "in"):
+                edges = G.in_edges(node, keys=True, data=True) if multi else \
+                    ((u, v, None, d) for u, v, d in G.in_edges(node, data=True))
+                steps += [(u, v, k, d, u) for u, v, k, d in edges]
+            for u, v, k, d, other in steps:
+                fact = (str(u), _relation(k, d), str(v))
+                if fact not in seen_facts:
+                    seen_facts.add(fact)
+                    new_facts.add(fact)
+                if other not in visited:
+                    reached.add(other)
+        visited |= reached
+        facts_by_hop.append(new_facts)
+        nodes_by_hop.append(reached)
+        frontier = reached
+        if not frontier:
+            # Nothing new to expand: later hops add nothing (kept so the lists have `hops` entries).
+            facts_by_hop += [set() for _ in range(hops - len(facts_by_hop))]
+            nodes_by_hop += [set() for _ in range(hops + 1 - len(nodes_by_hop))]
+            break
+    return facts_by_hop, nodes_by_hop
+
+
+def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
+                 direction: str = "both") -> set[tuple[str, str, str]]:
+    """The facts within ``hops`` hops of the given entities.
+
+    The walk goes frontier by frontier: hop 1 takes every edge touching a start entity, hop 2
+    every edge touching an entity reached at hop 1, and so on. Only the frontier is expanded, so
+    the cost grows with hops x degree, not with the size of the graph. With
+    ``direction="both"`` (default) edges are followed either way, because "Aurora supplies
+    Kestrel" connects Kestrel to Aurora as much as Aurora to Kestrel.
+
+    Parameters
+    ----------
+    G : networkx graph
+        Usually the ``MultiDiGraph`` of :func:`build_knowledge_graph`.
+    entities : str or iterable of str
+        Start entities: node names, or names/aliases :func:`resolve_entity` understands.
+    hops : int
+        At least 1; values above :data:`MAX_HOPS` are capped with a warning.
+    direction : {"both", "out", "in"}
+        Follow edges regardless of direction, only along them, or only against them.
+
+    Returns
+    -------
+    set of (subject, relation, object)
+
+    Raises
+    ------
+    EntityNotFound
+        An entity is not in the graph (the message suggests close names).
+    ValueError
+        ``hops`` < 1, unknown ``direction``, or no entities.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_edge("A", "B", key="R", relation="R"); G.add_edge("C", "B", key="S", relation="S")
+    'R'
+    'S'
+    >>> sorted(gather_facts(G, ["A"], hops=1)), len(gather_facts(G, ["A"], hops=2))
+    ([('A', 'R', 'B')], 2)
+    """
+    facts_by_hop, _ = _traverse(G, entities, hops, direction)
+    return set().union(*facts_by_hop) if facts_by_hop else set()
+
+
+def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
+                        direction: str = "both") -> list[set[tuple[str, str, str]]]:
+    """The facts first reached at each hop: element ``i`` holds the facts new at hop ``i + 1``.
+
+    The union of the list is :func:`gather_facts` with the same arguments. Used by the hop table
+    and the hop explorer widget.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_edge("A", "B", key="R", relation="R"); G.add_edge("C", "B", key="S", relation="S")
+    'R'
+    'S'
+    >>> [len(h) for h in gather_facts_by_hop(G, ["A"], hops=3)]
+    [1, 1, 0]
+    """
+    facts_by_hop, _ = _traverse(G, entities, hops, direction)
+    return facts_by_hop
+
+
+def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
+    """The evidence sentences behind facts: sorted, each once (edges without evidence add nothing).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_edge("A", "B", key="R", relation="R", evidence="A supplies B.")
+    'R'
+    >>> fact_evidence(G, [("A", "R", "B")])
+    ['A supplies B.']
+    """
+    _check_graph(G)
+    out: set[str] = set()
+    for s, r, o in facts:
+        if not G.has_edge(s, o):
+            continue
+        if G.is_multigraph():
+            items = G.get_edge_data(s, o).items()
+        else:
+            items = [(None, G.get_edge_data(s, o))]
+        for k, d in items:
+            if _relation(k, d) != r:
+                continue
+            ev = d.get("evidence")
+            for sentence in ([ev] if isinstance(ev, str) else (ev or [])):
+                if isinstance(sentence, str) and sentence.strip():
+                    out.add(" ".join(sentence.split()))
+    return sorted(out)
+
+
+def traversal_seconds(G, entities, hops: int = 2, *, repeat: int = 200) -> float:
+    """Median wall time in seconds of one :func:`gather_facts` call (no model is involved)."""
+    times = []
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        gather_facts(G, entities, hops)
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2]
+
+
+# --------------------------------------------------------------------------- rendering facts
+
+_RELATION_PHRASES = {
+    "SUPPLIES_TO": "supplies", "SUPPLIES": "supplies", "COMPETES_WITH": "competes with",
+    "BOARD_MEMBER_OF": "is a board member of", "CEO_OF": "is the chief executive (CEO) of",
+    "INVESTS_IN": "invests in", "ACQUIRED": "acquired", "FOUNDED": "founded",
+    "PARTNERS_WITH": "partners with", "CUSTOMER_OF": "is a customer of", "BANKS_WITH": "banks with",
+    "EMPLOYED_BY": "is employed by", "WORKS_FOR": "works for", "SUBSIDIARY_OF": "is a subsidiary of",
+    "OWNS": "owns", "LENDS_TO": "lends to", "HEADQUARTERED_IN": "is headquartered in",
+    "FORMER_BOARD_MEMBER_OF": "is a former board member of", "ADVISES": "advises",
+    "BUYS_FROM": "buys from", "SUPPLIER_OF": "is a supplier of", "CHIEF_EXECUTIVE_OF": "is the chief executive of",
+}
+
+
+def _phrase(relation: str) -> str:
+    if relation in _RELATION_PHRASES:
+        return _RELATION_PHRASES[relation]
+    words = relation.replace("_", " ").replace("-", " ").strip().lower()
+    if words.endswith(" of") and not words.startswith(("is ", "was ")):
+        words = "is " + words
+    return words or "is related to"
+
+
+def fact_sentence(fact: tuple[str, str, str]) -> str:
+    """A fact as a plain English sentence: ``("A", "SUPPLIES_TO", "B")`` -> ``"A supplies B."``.
+
+    Small models chain sentences far more reliably than arrows or relation labels.
+
+    Examples
+    --------
+    >>> fact_sentence(("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works"))
+    'Voltaic Dynamics competes with Aurora Cell Works.'
+    """
+    s, r, o = fact
+    return f"{s} {_phrase(r)} {o}."
+
+
+def _quote(text: str) -> str:
+    """Neutralize the data delimiters inside quoted text so a document cannot close its own block."""
+    return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
+
+
+def answer_prompt(question: str, facts: Iterable[tuple[str, str, str]], evidence: Sequence[str] = ()
+                  ) -> tuple[str, str]:
+    """The (system, user) messages of the Graph RAG answering call.
+
+    Facts are rendered as sentences and sorted, and the evidence sentences of the gathered edges
+    follow as quoted source text, so the prompt is byte-identical across runs (and cacheable)
+    and a mislabelled edge does not hide what its sentence says.
+
+    Examples
+    --------
+    >>> system, user = answer_prompt("Who supplies B?", {("A", "SUPPLIES_TO", "B")})
+    >>> "A supplies B." in user
+    True
+    """
+    from . import prompts
+
+    lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in sorted(set(facts)))
+    sources = "\n".join(f'- "{_quote(e)}"' for e in sorted(set(evidence)))
+    user = prompts.GRAPH_ANSWER_PROMPT.format(facts=lines or "- (none)", sources=sources or "- (none)",
+                                              question=_quote(question.strip()), abstain=ABSTAIN)
+    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
+
+
+def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
+    """The (system, user) messages of the flat RAG answering call (passages in retrieval order)."""
+    from . import prompts
+
+    block = "\n".join(f'[{i}] "{_quote(" ".join(p.split()))}"' for i, p in enumerate(passages, 1))
+    user = prompts.FLAT_ANSWER_PROMPT.format(passages=block or "(none)", question=_quote(question.strip()),
+                                             abstain=ABSTAIN)
+    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
+
+
+_ANSWER_LINE = re.compile(r"^[ \t*#>-]*answer[ \t*]*:[ \t*]*", re.I | re.M)
+
+
+def final_answer(reply: str) -> str:
+    """The answer part of a reply laid out as ``Facts used: ... / Answer: ...``.
+
+    The answering prompts ask the model to copy the facts it used before answering (small
+    models chain better that way); only the text after the last ``Answer:`` is the answer, so
+    copied facts cannot make a wrong answer pass. A reply without that line is kept whole.
+
+    Examples
+    --------
+    >>> final_answer("Facts used: A supplies B.\nAnswer: Voltaic Dynamics.")
+    'Voltaic Dynamics.'
+    >>> final_answer("Voltaic Dynamics.")
+    'Voltaic Dynamics.'
+    """
+    text = (reply or "").strip()
+    matches = list(_ANSWER_LINE.finditer(text))
+    if matches:
+        tail = text[matches[-1].end():].strip()
+        if tail:
+            return tail
+    return text
+
+
+def is_abstention(answer: str) -> bool:
+    """True when an answer declines ("I don't know" and close variants).
+
+    Examples
+    --------
+    >>> is_abstention("I don't know."), is_abstention("Voltaic Dynamics.")
+    (True, False)
+    """
+    a = _norm(answer or "").strip()
+    if not a:
+        return True
+    return bool(re.search(r"\bi (don't|do not|cannot|can't) (know|answer|tell)\b|"
+                          r"\b(facts|passages|context|sources) (do not|does not|don't|doesn't) "
+                          r"(contain|say|state|mention|include)", a))
+
+
+# --------------------------------------------------------------------------- answering
+
+def _link(question: str, G, linking: str) -> list[str]:
+    if linking == "exact":
+        return find_entities(question, G)
+    import inspect
+
+    from . import link  # written for the entity-linking chapter; imported only when asked for
+
+    fn = link.link_entities
+    kwargs = {"method": linking} if "method" in inspect.signature(fn).parameters else {}
+    names = []
+    for m in fn(question, G, **kwargs):
+        name = getattr(m, "name", m)
+        if name in G and name not in names:
+            names.append(name)
+    return names
+
+
+def _no_entity_answer(G) -> str:
+    names = sorted(str(n) for n in G.nodes)
+    shown = ", ".join(names[:12]) + (f", and {len(names) - 12} more" if len(names) > 12 else "")
+    return (f"{ABSTAIN}: the question names none of the graph's entities, so there is nothing to "
+            f"traverse. I looked for these names (and their aliases): {shown}.")
+
+
+def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = None, rank: str = "combined",
+              linking: str = "exact", temperature: float = 0.0, seed: int = 0,
+              max_tokens: int = 200) -> tuple[str, list[tuple[str, str, str]]]:
+    """Answer a question from the facts around its entities, with one model call.
+
+    Steps: find the question's entities (:func:`find_entities`, or :mod:`gaba.link` when
+    ``linking`` is not ``"exact"``); gather the facts within ``hops`` hops
+    (:func:`gather_facts`); optionally keep the ``budget`` most relevant facts
+    (:func:`gaba.rank.rank_facts`); render them as sorted sentences plus their evidence
+    sentences; ask the model once, with instructions to chain the facts and to answer
+    :data:`ABSTAIN` when they do not contain the answer.
+
+    Parameters
+    ----------
+    question : str
+    G : networkx graph
+    hops : int
+        Traversal depth (1 to :data:`MAX_HOPS`).
+    budget : int, optional
+        Keep at most this many facts, ranked by question relevance (default: keep all).
+    rank : str
+        Ranking method passed to ``rank_facts`` when ``budget`` is set.
+    linking : str
+        ``"exact"`` (name and alias matching) or a method of :func:`gaba.link.link_entities`.
+    temperature, seed, max_tokens
+        Sampling settings of the answering call (each combination is its own cache entry).
+
+    Returns
+    -------
+    (answer, facts)
+        The model's answer and the sorted facts it was given. When the question names no
+        entity of the graph, the answer is an abstention naming the entities looked for, and
+        no model call is made.
+
+    Raises
+    ------
+    ValueError
+        An empty graph, an empty question, or an invalid option.
+
+    Examples
+    --------
+    >>> answer, facts = graph_rag("Who competes with Kestrel Motors' battery supplier?", G)  # doctest: +SKIP
+    >>> "Voltaic" in answer                                                                   # doctest: +SKIP
+    True
+    """
+    _check_graph(G)
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("graph_rag needs a non-empty question string.")
+    if G.number_of_nodes() == 0:
+        raise ValueError("the graph is empty: build it with build_knowledge_graph(documents) "
+                         "(or load_graph(path)) before asking questions.")
+    hops = _check_hops(hops)
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+        raise ValueError(f"budget must be a positive integer or None, not {budget!r}")
+    if not isinstance(linking, str) or not linking:
+        raise ValueError(f"linking must be 'exact' or a gaba.link method name, not {linking!r}")
+    entities = _link(question, G, linking)
+    if not entities:
+        return _no_entity_answer(G), []
+    facts = gather_facts(G, entities, hops)
+    if budget is not None and len(facts) > budget:
+        from .rank import rank_facts  # question-aware ranking, written for the ranking chapter
+
+        facts = set(rank_facts(question, sorted(facts), G, budget=budget, method=rank))
+    facts_sorted = sorted(facts)
+    if not facts_sorted:
+        return (f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}.", [])
+    system, user = answer_prompt(question, facts_sorted, fact_evidence(G, facts_sorted))
+    from .llm import call_llm
+
+    resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                    purpose=f"graph_rag: {question[:60]}")
+    return final_answer(resp.text), facts_sorted
+
+
+_doc_cache: dict[tuple, Any] = {}
+
+
+def _doc_text(doc) -> str:
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, dict) and isinstance(doc.get("text"), str):
+        return doc["text"]
+    text = getattr(doc, "text", None)
+    if isinstance(text, str):
+        return text
+    raise TypeError(f"a document must be a string, a dict with 'text', or have a .text attribute; "
+                    f"got {type(doc).__name__}")
+
+
+def flat_rag(question: str, k: int = 2, *, documents: Sequence | None = None, temperature: float = 0.0,
+             seed: int = 0, max_tokens: int = 200) -> tuple[str, list[str]]:
+    """Answer from the ``k`` documents most similar to the question, with one model call.
+
+    The baseline of chapter "Graph RAG and multi-hop reasoning": the documents are embedded once
+    (cached), the question is embedded as a query, the top ``k`` by cosine similarity are quoted
+    into a prompt with the same answering rules as :func:`graph_rag`.
+
+    Parameters
+    ----------
+    question : str
+    k : int
+        Passages to retrieve (at least 1).
+    documents : sequence, optional
+        Strings, dicts with ``"text"`` or objects with ``.text``; default: the news corpus.
+
+    Returns
+    -------
+    (answer, passages)
+        The answer and the retrieved passages, most similar first.
+
+    Examples
+    --------
+    >>> answer, passages = flat_rag("Which company acquired Orchard Software?")   # doctest: +SKIP
+    >>> len(passages)                                                            # doctest: +SKIP
+    2
+    """
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("flat_rag needs a non-empty question string.")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}")
+    docs = load_documents() if documents is None else documents
+    texts = [_doc_text(d) for d in docs]
+    if not texts:
+        raise ValueError("flat_rag needs at least one document.")
+    from .embed import cosine_top_k, embed_texts
+
+    key = tuple(texts)
+    if key not in _doc_cache:
+        _doc_cache.clear()
+        _doc_cache[key] = embed_texts(texts, kind="passage")
+    matrix = _doc_cache[key]
+    q = embed_texts([question], kind="query")[0]
+    passages = [texts[i] for i in cosine_top_k(q, matrix, min(k, len(texts)))]
+    system, user = flat_prompt(question, passages)
+    from .llm import call_llm
+
+    resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                    purpose=f"flat_rag: {question[:60]}")
+    return final_answer(resp.text), passages
+
+
+# --------------------------------------------------------------------------- paths, routing, tables
+
+def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The shortest chain of edges between two entities, ignoring edge direction.
+
+    Returns
+    -------
+    (names, facts)
+        The node names from ``a`` to ``b`` and, for each step, the fact (in its stored
+        direction) that links the two nodes (the alphabetically first when several do).
+
+    Raises
+    ------
+    EntityNotFound, NoPath
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_edge("A", "B", key="R", relation="R"); G.add_edge("C", "B", key="S", relation="S")
+    'R'
+    'S'
+    >>> shortest_connection(G, "A", "C")
+    (['A', 'B', 'C'], [('A', 'R', 'B'), ('C', 'S', 'B')])
+    """
+    import networkx as nx
+
+    _check_graph(G)
+    src, dst = resolve_entity(G, a), resolve_entity(G, b)
+    U = G.to_undirected(as_view=True) if G.is_directed() else G
+    try:
+        path = nx.shortest_path(U, src, dst)
+    except nx.NetworkXNoPath:
+        raise NoPath(f"{src!r} and {dst!r} are not connected in this graph, in either direction; "
+                     "the extractor may have missed the edge that links them.") from None
+    facts = []
+    for u, v in zip(path, path[1:]):
+        options = []
+        for s, o in ((u, v), (v, u)):
+            if G.has_edge(s, o):
+                data = G.get_edge_data(s, o)
+                items = data.items() if G.is_multigraph() else [(None, data)]
+                options += [(str(s), _relation(k, d), str(o)) for k, d in items]
+        facts.append(sorted(options)[0])
+    return [str(n) for n in path], facts
+
+
+#: Phrases that ask what a text says rather than how entities connect.
+_DOCUMENT_QUESTION = re.compile(
+    r"\b(what|how) (does|do|did) (the )?(article|document|report|story|snippet|news|text|passage)|"
+    r"\b(according to|summari[sz]e|announce[ds]?|report(ed|s)?|say|says|said|quote[ds]?|mention(ed|s)?)\b",
+    re.I)
+
+
+def route_question(question: str, G=None) -> str:
+    """``"graph"`` for questions about entities and their connections, ``"flat"`` for what a text says.
+
+    A one-line rule, on purpose: questions phrased around a document ("what does the report
+    say", "according to", "summarize") go to flat retrieval; everything else goes to the graph
+    (and, when ``G`` is given, only if the question names one of its entities).
+
+    Examples
+    --------
+    >>> route_question("Who competes with Kestrel Motors' battery supplier?")
+    'graph'
+    >>> route_question("What did the news say about Kestrel Motors' new factory?")
+    'flat'
+    """
+    if _DOCUMENT_QUESTION.search(question) or (G is not None and not find_entities(question, G)):
+        return "flat"
+    return "graph"
+
+
+def approx_tokens(text: str) -> int:
+    """Rough token count of English text: words x :data:`TOKENS_PER_WORD`."""
+    return int(len(text.split()) * TOKENS_PER_WORD)
+
+
+def hop_table(G, entity: str, hops: Sequence[int] = (1, 2, 3)) -> "pd.DataFrame":
+    """Facts gathered and approximate context size for each hop count, from one entity.
+
+    Columns: ``hops``, ``facts gathered``, ``new at this hop``, ``approx context tokens`` (the
+    facts rendered as sentences, words x 1.3).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_edge("A", "B", key="R", relation="R"); G.add_edge("C", "B", key="S", relation="S")
+    'R'
+    'S'
+    >>> hop_table(G, "A", hops=(1, 2))["facts gathered"].tolist()
+    [1, 2]
+    """
+    import pandas as pd
+
+    rows = []
+    previous = 0
+    for h in sorted(hops):
+        facts = gather_facts(G, [entity], h)
+        context = "\n".join(fact_sentence(f) for f in sorted(facts))
+        rows.append({"hops": h, "facts gathered": len(facts), "new at this hop": len(facts) - previous,
+                     "approx context tokens": approx_tokens(context)})
+        previous = len(facts)
+    return pd.DataFrame(rows)
