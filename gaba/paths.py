@@ -847,8 +847,17 @@ def relation_sentence(source: str, relation: str, target: str) -> str:
 
 
 def path_sentences(path: Path) -> list[str]:
-    """One English sentence per edge of ``path``, in path order."""
-    return [relation_sentence(s, r, t) for s, r, t in path.edges()]
+    """One English sentence per edge of ``path``, in path order.
+
+    Directed relations read as stored (``Rhaegar Targaryen is the father of Jon Snow.``);
+    symmetric ones read in the order the path walks them.
+    """
+    out = []
+    for i, (s, r, t) in enumerate(path.edges()):
+        if _is_symmetric(r):
+            s, t = path.nodes[i], path.nodes[i + 1]
+        out.append(relation_sentence(s, r, t))
+    return out
 
 
 def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,

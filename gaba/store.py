@@ -205,8 +205,16 @@ class EmbeddedServer:
                 return (f"the process exited with code {self.proc.returncode}. "
                         f"Last log lines:\n{self.log_tail()}")
             try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    pass
+            except OSError:
+                time.sleep(0.05)
+                continue
+            try:
+                from redis.backoff import NoBackoff
+                from redis.retry import Retry
                 client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1,
-                                     socket_connect_timeout=0.5)
+                                     socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0))
                 try:
                     if client.ping() and client.execute_command("MODULE", "LIST"):
                         return ""
@@ -489,11 +497,7 @@ class FalkorStore:
         progress : bool, optional
             Show a tqdm bar (default: for more than 50,000 edges).
         """
-        nodes = []
-        for n, d in G.nodes(data=True):
-            props = {k: _plain(v) for k, v in d.items() if _PROP_RE.match(str(k)) and v is not None}
-            props["name"] = str(n)
-            nodes.append(props)
+        nodes = [{**d, "name": str(n)} for n, d in G.nodes(data=True)]
         edges = []
         for u, v, *rest in (G.edges(keys=True, data=True) if G.is_multigraph() else G.edges(data=True)):
             d = rest[-1]
@@ -512,11 +516,14 @@ class FalkorStore:
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not 1 <= batch_size <= 100_000:
             raise ValueError(f"batch_size={batch_size!r} must be an integer from 1 to 100,000.")
-        nodes = [dict(n) for n in nodes]
-        edges = [tuple(e) for e in edges]
+        clean = []
         for n in nodes:
-            if not isinstance(n.get("name"), str):
+            if not isinstance(n, dict) or not isinstance(n.get("name"), str):
                 raise ValueError(f"every node needs a string 'name'; got {n!r}.")
+            # property names must be plain identifiers; values become strings, numbers or lists
+            clean.append({str(k): _plain(v) for k, v in n.items() if _PROP_RE.match(str(k)) and v is not None})
+        nodes = clean
+        edges = [tuple(e) for e in edges]
         by_type: dict[str, list[list[str]]] = {}
         for e in edges:
             if len(e) != 3:

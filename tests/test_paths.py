@@ -1,0 +1,225 @@
+"""gaba.paths on NetworkX: bounded paths, scoring, beam search, cycles, direction, bad input.
+
+The same functions on FalkorDB, and their agreement with NetworkX, are in tests/test_store.py.
+"""
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+from gaba import paths as P
+from gaba.data.westeros import PARENT_RELATIONS, load_westeros
+from gaba.errors import EntityNotFound, NoPath
+
+
+@pytest.fixture(scope="module")
+def G():
+    return load_westeros()
+
+
+def strs(res):
+    return [str(p) for p in res.paths]
+
+
+# --- the seed's examples -----------------------------------------------------------------------
+
+def test_jon_to_daenerys_two_hops(G):
+    res = P.paths_between(G, "Jon Snow", "Daenerys Targaryen", max_depth=2)
+    assert strs(res) == [
+        "Jon Snow <-FATHER_OF- Rhaegar Targaryen -SIBLING_OF- Daenerys Targaryen",
+        "Jon Snow -MET_ONCE- Tyrion Lannister -SERVED-> Daenerys Targaryen"]
+    assert res.stats.explored == 2 and res.stats.returned == 2 and res.stats.cyclic_pruned == 0
+
+
+def test_explosion_grows_with_depth(G):
+    counts = [len(P.paths_between(G, "Jon Snow", "Daenerys", max_depth=d, limit=None)) for d in (2, 4, 6)]
+    assert counts == [2, 45, 1031]
+
+
+def test_score_arithmetic(G):
+    family = P.Path(("Arya Stark", "Sansa Stark", "Tyrion Lannister"), ("SIBLING_OF", "MARRIED_TO"),
+                    (True, False))
+    weak = P.Path(("Arya Stark", "Hot Pie", "Masha Heddle", "Tyrion Lannister"),
+                  ("MET_ONCE", "WORKED_WITH", "SERVED"), (True, True, True))
+    assert P.score_path(family) == pytest.approx(0.8 ** 2 * 0.8 * 0.9)
+    assert P.score_path(weak) == pytest.approx(0.8 ** 3 * 0.1 ** 3)
+    assert round(P.score_path(family), 2) == 0.46 and round(P.score_path(weak), 4) == 0.0005
+    assert P.score_path(family) / P.score_path(weak) == pytest.approx(900)
+    # both really are paths of the graph
+    found = {(p.nodes, p.rels) for p in P.paths_between(G, "Arya", "Tyrion", max_depth=3, limit=None)}
+    assert (family.nodes, family.rels) in found and (weak.nodes, weak.rels) in found
+    # an unknown relation type scores the default weight
+    assert P.score_path(P.Path(("a", "b"), ("KNOWS",), (True,))) == pytest.approx(0.8 * P.DEFAULT_WEIGHT)
+    with pytest.raises(ValueError):
+        P.score_path(family, decay=0)
+
+
+def test_ranking_puts_family_first(G):
+    res = P.top_paths(G, "Arya Stark", "Tyrion Lannister", k=3, max_depth=3)
+    assert str(res.paths[0]) == "Arya Stark -SIBLING_OF- Sansa Stark -MARRIED_TO- Tyrion Lannister"
+    assert res.scores == sorted(res.scores, reverse=True)
+    assert res.stats.returned == 3 and res.stats.explored > 3
+
+
+def test_shortest_is_not_best(G):
+    short = P.shortest_paths(G, "Bran Stark", "Jaime Lannister")
+    assert strs(short) == ["Bran Stark -MET_ONCE- Jaime Lannister"]
+    best = P.top_paths(G, "Bran Stark", "Jaime Lannister", k=1, max_depth=3)
+    assert best.paths[0].hops == 3
+    assert best.scores[0] > P.score_path(short.paths[0])
+    with pytest.raises(NoPath):
+        P.shortest_paths(G, "Jon Snow", "Daenerys", max_depth=1, rel_types=["FATHER_OF"])
+
+
+def test_beam_search(G):
+    res = P.beam_search(G, "Arya", "Tyrion", beam_width=10, max_depth=4)
+    assert str(res.paths[0]) == "Arya Stark -SIBLING_OF- Sansa Stark -MARRIED_TO- Tyrion Lannister"
+    assert res.stats.returned <= 10 and res.stats.explored > 0 and res.stats.cyclic_pruned > 0
+    assert res.scores == sorted(res.scores, reverse=True)
+    full = P.paths_between(G, "Arya", "Tyrion", max_depth=4, limit=None)
+    assert res.keys() <= full.keys()       # beam search finds real paths, fewer of them
+    # a beam of 1 follows only the single best prefix
+    narrow = P.beam_search(G, "Arya", "Tyrion", beam_width=1, max_depth=4)
+    assert narrow.stats.explored < res.stats.explored
+
+
+# --- cycles --------------------------------------------------------------------------------------
+
+def test_cycle_counts_aerys_daenerys(G):
+    walks = P.paths_between(G, "Aerys II", "Daenerys", max_depth=3, cycles="detect", limit=None)
+    assert (walks.stats.explored, walks.stats.cyclic_pruned, walks.stats.returned) == (69, 46, 23)
+    kept = P.paths_between(G, "Aerys II", "Daenerys", max_depth=3, cycles="keep", limit=None)
+    assert kept.stats.returned == 69 and sum(p.is_cyclic for p in kept) == 46
+    pruned = P.paths_between(G, "Aerys II", "Daenerys", max_depth=3, limit=None)
+    assert pruned.keys() == walks.keys()
+    assert not any(p.is_cyclic for p in pruned)
+
+
+def test_prune_drops_paths_that_come_back_to_the_target(G):
+    res = P.paths_between(G, "Jon Snow", "Daenerys", max_depth=4, limit=None)
+    assert (res.stats.explored, res.stats.cyclic_pruned, res.stats.returned) == (49, 4, 45)
+
+
+def test_cycles_on_a_tiny_graph():
+    H = nx.MultiDiGraph()
+    H.add_edge("A", "B", key="MARRIED_TO", relation="MARRIED_TO")
+    H.add_edge("A", "B", key="SIBLING_OF", relation="SIBLING_OF")
+    H.add_edge("A", "C", key="FATHER_OF", relation="FATHER_OF")
+    H.add_edge("B", "C", key="MOTHER_OF", relation="MOTHER_OF")
+    walks = P.paths_between(H, "A", "C", max_depth=3, cycles="keep", limit=None)
+    # A-C, A-B-C (x2), A-B-A-C (4 orders of the two A-B edges), A-C-A-C, A-C-B-C, A-B-C-? ...
+    assert all(p.end == "C" for p in walks)
+    assert P.paths_between(H, "A", "C", max_depth=3, limit=None).keys() == \
+        {p.key() for p in walks if not p.is_cyclic}
+    # the start node belongs to its own neighbourhood when a cycle returns to it
+    hood = P.neighbors(H, "A", depth=2)
+    assert hood.nodes == {"B": 1, "C": 1, "A": 2}
+    assert "A" not in P.neighbors(H, "A", depth=1)
+
+
+# --- direction -----------------------------------------------------------------------------------
+
+def test_direction_for_jon(G):
+    up = P.neighbors(G, "Jon Snow", depth=4, direction="in", rel_types=PARENT_RELATIONS)
+    assert up.names()[:2] == ["Lyanna Stark", "Rhaegar Targaryen"]
+    assert {"Aerys II Targaryen", "Rhaella Targaryen", "Rickard Stark", "Jaehaerys II Targaryen"} <= set(up.nodes)
+    assert "Robb Stark" not in up and "Jon Snow" not in up
+    down = P.neighbors(G, "Jon Snow", depth=4, direction="out", rel_types=PARENT_RELATIONS)
+    assert len(down) == 0
+    every = P.neighbors(G, "Jon Snow", depth=4)
+    assert {"Robb Stark", "Sansa Stark", "Arya Stark"} <= set(every.nodes)
+    assert "Jon Snow" in every          # via Jon - Eddard - Lyanna - Jon
+    assert len(every) > 25
+
+
+def test_direction_changes_paths(G):
+    anc = P.paths_between(G, "Jon Snow", "Aerys II", direction="in", rel_types=PARENT_RELATIONS)
+    assert strs(anc) == ["Jon Snow <-FATHER_OF- Rhaegar Targaryen <-FATHER_OF- Aerys II Targaryen"]
+    assert len(P.paths_between(G, "Jon Snow", "Aerys II", direction="out", rel_types=PARENT_RELATIONS)) == 0
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+def test_resolve_and_find(G):
+    assert P.resolve(G, "dany") == "Daenerys Targaryen"
+    assert P.resolve(G, "  jon   SNOW ") == "Jon Snow"
+    assert P.find_entities(G, "How is Arya related to Tyrion Lannister?") == ["Arya Stark", "Tyrion Lannister"]
+    assert P.classify_query(G, "How is Jon Snow related to Daenerys?")[0] == "multi-hop"
+    assert P.classify_query(G, "What is the capital of France?") == ("unknown", [])
+
+
+def test_unknown_character_suggests(G):
+    with pytest.raises(EntityNotFound) as err:
+        P.paths_between(G, "Jon Snoww", "Daenerys")
+    assert "Jon Snow" in str(err.value) and "Did you mean" in str(err.value)
+    with pytest.raises(EntityNotFound):
+        P.neighbors(G, "")
+    with pytest.raises(EntityNotFound):
+        P.resolve(G, None)
+
+
+def test_injection_like_name_is_just_unknown(G):
+    before = (G.number_of_nodes(), G.number_of_edges())
+    with pytest.raises(EntityNotFound):
+        P.paths_between(G, "x'}) DETACH DELETE n //", "Jon Snow")
+    assert (G.number_of_nodes(), G.number_of_edges()) == before
+
+
+# --- options -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("depth, exc", [(0, ValueError), (-2, ValueError), (P.MAX_DEPTH + 1, ValueError),
+                                        (10**6, ValueError), (2.5, TypeError), (True, TypeError),
+                                        ("3", TypeError)])
+def test_bad_depth(G, depth, exc):
+    with pytest.raises(exc):
+        P.paths_between(G, "Jon Snow", "Daenerys", max_depth=depth)
+    with pytest.raises(exc):
+        P.neighbors(G, "Jon Snow", depth=depth)
+
+
+@pytest.mark.parametrize("kwargs", [dict(direction="up"), dict(limit=0), dict(limit=-5), dict(limit=10**9),
+                                    dict(limit=2.0), dict(timeout=0), dict(timeout=-1), dict(timeout=1e6),
+                                    dict(rel_types=["FATHER_OF", "KNOWS"]), dict(rel_types=[]),
+                                    dict(rel_types=["father_of"]), dict(rel_types=["FATHER_OF]->() //"]),
+                                    dict(cycles="ignore")])
+def test_bad_options(G, kwargs):
+    with pytest.raises((ValueError, TypeError)):
+        P.paths_between(G, "Jon Snow", "Daenerys", **kwargs)
+
+
+def test_same_endpoints_rejected(G):
+    with pytest.raises(ValueError, match="two different"):
+        P.paths_between(G, "Jon Snow", "Lord Snow")
+
+
+def test_limit_truncates(G):
+    res = P.paths_between(G, "Jon Snow", "Daenerys", max_depth=6, limit=50)
+    assert res.stats.truncated and res.stats.explored == 50 and len(res) <= 50
+
+
+def test_timeout_is_reported(G):
+    res = P.paths_between(G, "Jon Snow", "Daenerys", max_depth=8, limit=None, timeout=0.05)
+    assert res.stats.timed_out
+    assert res.stats.seconds < 2
+
+
+def test_pipeline_without_model(G):
+    ans = P.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False)
+    assert ans.kind == "multi-hop" and ans.entities == ["Jon Snow", "Daenerys Targaryen"]
+    assert ans.context.startswith("Path 1 (score 0.512): Rhaegar Targaryen is the father of Jon Snow. "
+                                  "Rhaegar Targaryen is a sibling of Daenerys Targaryen.")
+    assert "Daenerys Targaryen: female" in ans.context
+    assert ans.stats.explored == 49 and ans.stats.returned == 10
+    with pytest.raises(EntityNotFound):
+        P.multi_hop_query(G, "Who won the football cup?", explain=False)
+    single = P.multi_hop_query(G, "Who are Jon Snow's parents?", explain=False)
+    assert single.kind == "single-hop" and "Rhaegar Targaryen is the father of Jon Snow." in single.context
+
+
+def test_pipeline_explains_with_one_call(G, scripted):
+    scripted.replies.append("Jon Snow is Daenerys Targaryen's nephew.")
+    ans = P.multi_hop_query(G, "How is Jon Snow related to Daenerys?")
+    assert ans.answer == "Jon Snow is Daenerys Targaryen's nephew."
+    assert len(scripted.requests) == 1
+    prompt = scripted.requests[0]["messages"][-1]["content"]
+    assert "Rhaegar Targaryen is the father of Jon Snow." in prompt
