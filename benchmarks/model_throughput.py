@@ -3,8 +3,9 @@
 Two sources, reported side by side:
 
 1. live: a few real, uncached calls through ``gaba.llm.call_llm(..., use_cache=False)`` -
-   a long prompt with a one-token answer (prompt processing rate) and a short prompt with a long
-   answer (generation rate, after subtracting the prompt's share);
+   a long prompt with a one-token answer (prompt processing rate), a short prompt with a long
+   answer (generation rate, after subtracting the prompt's share), and the extraction of one news
+   document with the book's extraction prompt and schema (``--extractions``);
 2. recorded: every entry of the book's response cache (``assets/llm-cache``) carries the tokens
    and seconds of the call that produced it; the entries whose purpose mentions extraction give
    the extraction time per document as the book experienced it.
@@ -90,6 +91,33 @@ def live_rates(repeat: int, gen_tokens: int) -> list[dict]:
     return rows
 
 
+def live_extraction(n_docs: int) -> list[dict]:
+    """Extract triples from the first news documents with uncached calls (the book's own prompt)."""
+    import os
+
+    from gaba.data.news import load_documents
+    from gaba.errors import LLMOutputError
+    from gaba.extract import EXTRACTION_MAX_TOKENS, EXTRACTION_SYSTEM, extraction_prompt, extraction_schema
+    from gaba.llm import call_llm
+
+    rows = []
+    for doc in load_documents()[:n_docs]:
+        waited = wait_until_idle()
+        row = {"document": doc["id"], "words": len(doc["text"].split()), "waited_s": waited}
+        try:
+            r = call_llm(extraction_prompt(doc["text"]), system=EXTRACTION_SYSTEM, schema=extraction_schema(),
+                         schema_name="facts", max_tokens=EXTRACTION_MAX_TOKENS, use_cache=False,
+                         purpose=f"benchmark: extraction of {doc['id']}")
+            facts = r.data.get("facts", []) if isinstance(r.data, dict) else r.data
+            row.update(prompt_tokens=r.usage.get("prompt_tokens", 0),
+                       completion_tokens=r.usage.get("completion_tokens", 0), seconds=r.seconds,
+                       facts=len(facts or []), load_avg=os.getloadavg()[0])
+        except LLMOutputError as exc:
+            row.update(error=str(exc)[:120])
+        rows.append(row)
+    return rows
+
+
 def recorded(cache_dir=None) -> tuple[list[dict], list[dict]]:
     """Summaries of the recorded calls: all of them by purpose group, and extraction per document."""
     from gaba.bench import cache_entries
@@ -125,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-live", action="store_true", help="make no model calls; recorded entries only")
     p.add_argument("--repeat", type=int, default=2, help="repetitions of each live probe (default 2)")
     p.add_argument("--gen-tokens", type=int, default=96, help="answer length of the generation probe")
+    p.add_argument("--extractions", type=int, default=1,
+                   help="news documents to extract live, uncached (default 1; 0 for none)")
     p.add_argument("--cache-dir", default=None, help="response cache to read (default: the configured one)")
     args = p.parse_args(argv)
     if args.repeat < 1 or args.gen_tokens < 8:
@@ -146,6 +176,15 @@ def main(argv: list[str] | None = None) -> int:
                      {"source": "live", "metric": "generation tokens/s (best)", "value": max(gen_rates), "n": len(gen_rates)},
                      {"source": "live", "metric": "generation tokens/s (median)", "value": statistics.median(gen_rates), "n": len(gen_rates)}]
         write_csv(live, out / "model_throughput_live.csv")
+        if args.extractions > 0:
+            ex = live_extraction(args.extractions)
+            print_table(ex, ["document", "words", "prompt_tokens", "completion_tokens", "seconds", "facts",
+                             "waited_s", "load_avg", "error"], "live extraction (uncached)")
+            ok = [r["seconds"] for r in ex if "seconds" in r]
+            if ok:
+                rows_out.append({"source": "live", "metric": "extraction seconds per document, live (median)",
+                                 "value": statistics.median(ok), "n": len(ok)})
+            write_csv(ex, out / "model_extraction_live.csv")
     summary, docs = recorded(args.cache_dir)
     if summary:
         print_table(summary, ["group", "calls", "prompt_tokens", "completion_tokens", "median_s", "answer_tok_s"],

@@ -99,12 +99,27 @@ def test_model_throughput_live_path_with_a_scripted_backend(scripted, tmp_path, 
     config.reload()
     mt = load_script("model_throughput")
     assert mt.wait_until_idle() == 0.0
+    fact = {"subject": "A", "relation": "SUPPLIES_TO", "object": "B", "evidence": "A supplies B."}
+    scripted.replies.extend(["ok"] * 4 + [json.dumps({"facts": [fact]})])
     assert mt.main(["--repeat", "2", "--gen-tokens", "8", "--out", str(tmp_path)]) == 0
-    assert len(scripted.requests) == 4
+    assert len(scripted.requests) == 5
     assert scripted.requests[0]["max_tokens"] == 1 and scripted.requests[2]["max_tokens"] == 8
+    assert scripted.requests[4]["schema"] is not None        # the book's extraction schema
     live = read_csv(tmp_path / "model_throughput_live.csv")
     assert [r["probe"] for r in live] == ["prompt", "prompt", "generation", "generation"]
+    ex = read_csv(tmp_path / "model_extraction_live.csv")
+    assert len(ex) == 1 and ex[0]["facts"] == "1"
     assert "generation tokens/s (best)" in capsys.readouterr().out
+
+
+def test_model_throughput_reports_a_failed_live_extraction(scripted, tmp_path, monkeypatch):
+    monkeypatch.delenv("GABA_LOCAL_URL", raising=False)
+    config.reload()
+    mt = load_script("model_throughput")
+    scripted.replies.extend(["ok"] * 2 + ["not json"] * 3)      # the extraction never validates
+    assert mt.main(["--repeat", "1", "--gen-tokens", "8", "--out", str(tmp_path)]) == 0
+    ex = read_csv(tmp_path / "model_extraction_live.csv")
+    assert "no usable" in ex[0]["error"] or "schema" in ex[0]["error"]
 
 
 @pytest.mark.live
