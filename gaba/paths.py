@@ -259,22 +259,24 @@ def _check_direction(direction: Any) -> str:
 _nx_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _cached(G, what: str, build: Callable[[], Any]) -> Any:
-    """Per-graph cache, rebuilt when the graph's node or edge count changes."""
-    sig = (G.number_of_nodes(), G.number_of_edges())
+def _cached(G, what: str, build: Callable[[], Any], *, refresh: bool = False) -> Any:
+    """Per-graph cache of derived tables (relation types, names); ``refresh`` rebuilds it.
+
+    Counting a NetworkX multigraph's edges is linear in their number, so the cache is not keyed
+    on it: callers refresh when a lookup misses (the graph may have changed since).
+    """
     entry = _nx_cache.setdefault(G, {})
-    hit = entry.get(what)
-    if hit is None or hit[0] != sig:
-        hit = entry[what] = (sig, build())
-    return hit[1]
+    if refresh or what not in entry:
+        entry[what] = build()
+    return entry[what]
 
 
-def relation_types(G: Any) -> list[str]:
+def relation_types(G: Any, *, refresh: bool = False) -> list[str]:
     """The relation types present in ``G`` (NetworkX graph or FalkorStore), sorted."""
     if _is_store(G):
         return G.relation_types()
     return _cached(G, "relation_types", lambda: sorted(
-        {d.get("relation", k) for _, _, k, d in G.edges(keys=True, data=True)}))
+        {d.get("relation", k) for _, _, k, d in G.edges(keys=True, data=True)}), refresh=refresh)
 
 
 def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:
@@ -289,6 +291,8 @@ def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:
         if not isinstance(r, str) or not _REL_RE.match(r):
             raise ValueError(f"relation type {r!r} is not a valid name (upper-case letters, digits, _).")
     known = set(relation_types(G))
+    if not set(rel_types) <= known and not _is_store(G):
+        known = set(relation_types(G, refresh=True))
     unknown = [r for r in rel_types if r not in known]
     if unknown:
         raise ValueError(f"unknown relation type(s) {unknown}; this graph has: {', '.join(sorted(known))}.")
@@ -303,7 +307,7 @@ def _check_cycles(cycles: Any) -> str:
 
 # --- names -----------------------------------------------------------------------------------
 
-def _name_table(G: Any) -> dict[str, str]:
+def _name_table(G: Any, *, refresh: bool = False) -> dict[str, str]:
     """lower-cased name or alias -> canonical node name (names win over aliases)."""
     if _is_store(G):
         return G.name_table()
@@ -316,7 +320,7 @@ def _name_table(G: Any) -> dict[str, str]:
         for n in G.nodes:
             table[str(n).lower()] = n
         return table
-    return _cached(G, "names", build)
+    return _cached(G, "names", build, refresh=refresh)
 
 
 def resolve(G: Any, name: Any) -> str:
@@ -339,8 +343,10 @@ def resolve(G: Any, name: Any) -> str:
         raise EntityNotFound(f"{name!r} is not a character name; pass a non-empty string.")
     if not _is_store(G) and name in G:
         return name
-    table = _name_table(G)
-    hit = table.get(" ".join(name.split()).lower())
+    key = " ".join(name.split()).lower()
+    hit = _name_table(G).get(key)
+    if hit is None or (not _is_store(G) and hit not in G):
+        hit = _name_table(G, refresh=not _is_store(G)).get(key)   # the graph may have changed
     if hit is not None:
         return hit
     raise EntityNotFound(f"No character called {name!r} in this graph. "

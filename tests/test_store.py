@@ -5,9 +5,11 @@ One embedded server is started for the whole module (about half a second).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -247,10 +249,12 @@ def test_close_stops_server_and_refuses_queries():
 
 def test_server_dies_with_its_parent(tmp_path):
     code = ("import sys, time; from gaba.store import FalkorStore; s = FalkorStore.start(graph='orphan'); "
-            "print(s.server.pid, flush=True); time.sleep(60)")
+            "print(s.server.pid, s.server.dir, flush=True); time.sleep(60)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    folder = None
     try:
-        pid = int(proc.stdout.readline())
+        pid, folder = proc.stdout.readline().split()
+        pid = int(pid)
         assert _pid_alive(pid)
         proc.kill()                       # no atexit, no close(): only the parent-death signal
         proc.wait(10)
@@ -260,6 +264,8 @@ def test_server_dies_with_its_parent(tmp_path):
         assert not _pid_alive(pid)
     finally:
         proc.kill()
+        if folder and folder.startswith(tempfile.gettempdir()):
+            shutil.rmtree(folder, ignore_errors=True)      # nobody was left to clean it up
 
 
 def test_load_records_checks(store):
