@@ -866,16 +866,67 @@ def path_sentences(path: Path) -> list[str]:
     return out
 
 
+#: (relation, walked forward?) -> words for the person reached: (male, female, unknown gender).
+#: "Forward" means the stored edge points from the current person to the next one.
+ROLE_WORDS: dict[tuple[str, bool], tuple[str, str, str]] = {
+    ("FATHER_OF", True): ("son", "daughter", "child"),
+    ("FATHER_OF", False): ("father", "father", "father"),
+    ("MOTHER_OF", True): ("son", "daughter", "child"),
+    ("MOTHER_OF", False): ("mother", "mother", "mother"),
+    ("SIBLING_OF", True): ("brother", "sister", "sibling"),
+    ("MARRIED_TO", True): ("husband", "wife", "spouse"),
+    ("LOVER_OF", True): ("lover", "lover", "lover"),
+    ("BETROTHED_TO", True): ("betrothed", "betrothed", "betrothed"),
+    ("FOSTERED", True): ("foster son", "foster daughter", "ward"),
+    ("FOSTERED", False): ("foster father", "foster mother", "foster parent"),
+    ("SERVED", True): ("lord", "lady", "lord"),
+    ("SERVED", False): ("servant", "servant", "servant"),
+    ("WORKED_WITH", True): ("co-worker", "co-worker", "co-worker"),
+    ("MET_ONCE", True): ("one-time acquaintance", "one-time acquaintance", "one-time acquaintance"),
+}
+
+
+def path_roles(path: Path, genders: dict[str, str] | None = None) -> list[str]:
+    """What each person on the path is to the previous one: ``["father", "sister"]``.
+
+    Symmetric relations read the same both ways; gendered words need ``genders``
+    (``{name: "male" | "female"}``), otherwise a neutral word is used.
+
+    Examples
+    --------
+    >>> p = Path(("Jon Snow", "Rhaegar Targaryen", "Daenerys Targaryen"), ("FATHER_OF", "SIBLING_OF"), (False, False))
+    >>> path_roles(p, {"Daenerys Targaryen": "female"})
+    ['father', 'sister']
+    """
+    genders = genders or {}
+    out = []
+    for i, rel in enumerate(path.rels):
+        fwd = path.forward[i] or _is_symmetric(rel)
+        words = ROLE_WORDS.get((rel, fwd))
+        if words is None:
+            out.append(rel.lower().replace("_", " "))
+            continue
+        g = genders.get(path.nodes[i + 1])
+        out.append(words[0] if g == "male" else words[1] if g == "female" else words[2])
+    return out
+
+
 def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
                  genders: dict[str, str] | None = None) -> str:
-    """Number the paths and write each as sentences (the context handed to the model)."""
+    """Number the paths and write each one from its first person's point of view.
+
+    Each path becomes one sentence per hop (``Jon Snow's father is Rhaegar Targaryen.``) and a
+    summary of the whole chain (``So Daenerys Targaryen is Jon Snow's father's sister.``): the
+    context handed to the model by :func:`multi_hop_query`.
+    """
     lines = []
     for i, p in enumerate(paths, start=1):
+        roles = path_roles(p, genders)
+        steps = [f"{p.nodes[j]}'s {roles[j]} is {p.nodes[j + 1]}." for j in range(p.hops)]
         head = f"Path {i}" + (f" (score {scores[i - 1]:.3f})" if scores is not None else "")
-        lines.append(f"{head}: " + " ".join(path_sentences(p)))
-    if genders:
-        people = sorted({n for p in paths for n in p.nodes if genders.get(n)})
-        lines.append("Genders: " + "; ".join(f"{n}: {genders[n]}" for n in people) + ".")
+        chain = "'s ".join(roles)
+        summary = f"So {p.end} is {p.start}'s {chain}."
+        lines.append(f"{head}: " + " ".join(steps) + (f" {summary}" if p.hops > 1 else ""))
     return "\n".join(lines)
 
 
@@ -953,8 +1004,8 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     else:
         hood = neighbors(G, ents[0], depth=1, timeout=timeout)
         steps = _expand(G, [ents[0]], "both", None, timeout)[ents[0]]
-        paths = _sort_paths([Path((ents[0], n), (r,), (f,)) for n, r, f in steps])
-        scores = [score_path(p) for p in paths]
+        ranked = rank_paths([Path((ents[0], n), (r,), (f,)) for n, r, f in steps], k=beam_width)
+        paths, scores = [p for p, _ in ranked], [s for _, s in ranked]
         stats = hood.stats
     genders = node_attribute(G, {n for p in paths for n in p.nodes}, "gender")
     context = format_paths(paths, scores, genders)
@@ -965,3 +1016,47 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
                     system=prompts.PATHS_SYSTEM, max_tokens=max_tokens,
                     purpose=f"paths: explain {question.strip()[:60]}")
     return HopAnswer(question, kind, ents, paths, scores, context, resp.text.strip(), stats, resp)
+
+
+# --- figures -----------------------------------------------------------------------------------
+
+def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], *,
+                     branching: dict[str, float] | None = None, ax=None):
+    """Path counts against depth on a log axis: measured series and ``b ** k`` reference lines.
+
+    Taught in chapter *Multi-hop queries in a graph database*.
+
+    Parameters
+    ----------
+    depths : sequence of int
+        The depths (x axis).
+    series : dict
+        Label -> measured counts, one per depth (zeros are not drawn on the log axis).
+    branching : dict, optional
+        Label -> branching factor ``b``; each is drawn as the dashed line ``b ** depth``.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4.0))
+    depths = list(depths)
+    markers = "osd^v"
+    for i, (label, counts) in enumerate(series.items()):
+        pts = [(d, c) for d, c in zip(depths, counts) if c and c > 0]
+        if pts:
+            ax.plot([d for d, _ in pts], [c for _, c in pts], marker=markers[i % len(markers)],
+                    label=label)
+    for label, b in (branching or {}).items():
+        ax.plot(depths, [b ** d for d in depths], linestyle="--", linewidth=1, label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel("depth (hops)")
+    ax.set_ylabel("number of paths (log scale)")
+    ax.set_xticks(depths)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax
