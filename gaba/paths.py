@@ -10,7 +10,8 @@ graph in FalkorDB. Both give the same paths; the database runs the traversal in 
 - :func:`paths_between` lists the paths between two nodes up to ``max_depth`` hops, with a
   ``limit`` and a ``timeout``, and counts what it explored and what it pruned
   (:class:`TraversalStats`). ``cycles`` chooses how cycles are handled: ``"prune"`` never steps
-  onto a node already on the path (what FalkorDB's variable-length patterns do); ``"detect"``
+  onto a node already on the path (what FalkorDB's variable-length patterns do) and drops the
+  few returned paths that still revisit the target; ``"detect"``
   enumerates every walk (as a naive traversal or a fixed-length Cypher pattern does) and drops
   the cyclic ones afterwards, counting them; ``"keep"`` returns the walks, cycles included.
 - :func:`score_path` scores a path by its relation types and a per-hop decay;
@@ -524,8 +525,10 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
     timeout : float
         Seconds; a traversal that runs longer is cancelled and ``stats.timed_out`` is set.
     cycles : {"prune", "detect", "keep"}
-        ``"prune"``: never step onto a node already on the path (only simple paths are ever
-        built; this is what FalkorDB's ``-[*1..k]-`` does). ``"detect"``: enumerate every walk
+        ``"prune"``: never step onto a node already on the path, as FalkorDB's ``-[*1..k]-``
+        does; that pattern still lets a path reach ``b``, leave and come back to ``b`` by
+        another edge, so such returned paths are dropped too and counted in
+        ``stats.cyclic_pruned``. Only simple paths are returned. ``"detect"``: enumerate every walk
         up to ``max_depth`` (a walk may go back and forth), then drop the cyclic ones and count
         them in ``stats.cyclic_pruned``. ``"keep"``: return all walks, cycles included.
 
