@@ -173,7 +173,7 @@ class _Index:
     """Per-graph tables: surface keys, name tokens with weights, neighbours, relations."""
 
     def __init__(self, G):
-        self.signature = (G.number_of_nodes(), G.number_of_edges())
+        self.signature = G.number_of_nodes()
         self.surfaces: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
         self.max_len = 1
         names = sorted((str(n) for n in G.nodes), key=str)
@@ -252,7 +252,7 @@ _INDEX: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _index(G) -> _Index:
     idx = _INDEX.get(G)
-    if idx is None or idx.signature != (G.number_of_nodes(), G.number_of_edges()):
+    if idx is None or idx.signature != G.number_of_nodes():   # O(1); counting edges is O(n)
         idx = _Index(G)
         try:
             _INDEX[G] = idx

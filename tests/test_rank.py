@@ -129,6 +129,23 @@ def test_ppr_is_personalized():
     assert rank_facts("q?", facts, G, budget=1, method="ppr", entities=["E"]) == [("D", "PARTNERS_WITH", "E")]
 
 
+def test_ppr_matches_networkx_pagerank(hub):
+    from gaba.rank import _ppr
+
+    facts = sorted(_facts(hub))
+    weights = [1.0 + (i % 3) for i in range(len(facts))]
+    H = nx.Graph()
+    for (s, _, o), w in zip(facts, weights):
+        if H.has_edge(s, o):
+            H[s][o]["weight"] += w
+        else:
+            H.add_edge(s, o, weight=w)
+    pr = nx.pagerank(H, alpha=0.85, personalization={"Kestrel Motors": 1}, weight="weight", tol=1e-12, max_iter=2000)
+    strength = dict(H.degree(weight="weight"))
+    expected = [pr[s] * w / strength[s] + pr[o] * w / strength[o] for (s, _, o), w in zip(facts, weights)]
+    assert np.allclose(_ppr(facts, ["Kestrel Motors"], weights, tol=1e-13, max_iter=2000), expected, atol=1e-9)
+
+
 def test_hop_order_is_the_naive_cap(hub):
     top = rank_facts(QUESTION, _facts(hub), hub, budget=30, method="hop")
     assert all("Kestrel Motors" in (s, o) for s, _, o in top)   # the hub's own facts fill the budget
