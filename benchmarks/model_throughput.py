@@ -64,6 +64,9 @@ def wait_until_idle(max_wait: float = 900.0) -> float:
     return time.perf_counter() - t0
 
 
+MAX_WAIT = 900.0
+
+
 def live_rates(repeat: int, gen_tokens: int) -> list[dict]:
     """Measure prompt and generation rates with uncached calls through call_llm."""
     import os
@@ -72,7 +75,7 @@ def live_rates(repeat: int, gen_tokens: int) -> list[dict]:
 
     rows = []
     for i in range(repeat):
-        waited = wait_until_idle()
+        waited = wait_until_idle(MAX_WAIT)
         r = call_llm(PROMPT_PROBE, max_tokens=1, use_cache=False, purpose="benchmark: prompt rate")
         rows.append({"probe": "prompt", "run": i + 1, "prompt_tokens": r.usage.get("prompt_tokens", 0),
                      "completion_tokens": r.usage.get("completion_tokens", 0), "seconds": r.seconds,
@@ -81,7 +84,7 @@ def live_rates(repeat: int, gen_tokens: int) -> list[dict]:
     for r in rows:
         r["prompt_tok_s"] = r["prompt_tokens"] / r["seconds"]
     for i in range(repeat):
-        waited = wait_until_idle()
+        waited = wait_until_idle(MAX_WAIT)
         r = call_llm(GEN_PROBE, max_tokens=gen_tokens, use_cache=False, purpose="benchmark: generation rate")
         pt, ct = r.usage.get("prompt_tokens", 0), r.usage.get("completion_tokens", 0)
         gen_s = max(r.seconds - pt / prompt_rate, 1e-6)
@@ -102,7 +105,7 @@ def live_extraction(n_docs: int) -> list[dict]:
 
     rows = []
     for doc in load_documents()[:n_docs]:
-        waited = wait_until_idle()
+        waited = wait_until_idle(MAX_WAIT)
         row = {"document": doc["id"], "words": len(doc["text"].split()), "waited_s": waited}
         try:
             r = call_llm(extraction_prompt(doc["text"]), system=EXTRACTION_SYSTEM, schema=extraction_schema(),
@@ -155,11 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gen-tokens", type=int, default=96, help="answer length of the generation probe")
     p.add_argument("--extractions", type=int, default=1,
                    help="news documents to extract live, uncached (default 1; 0 for none)")
+    p.add_argument("--max-wait", type=float, default=MAX_WAIT,
+                   help="seconds to wait for a busy shared server before each call (default 900)")
     p.add_argument("--cache-dir", default=None, help="response cache to read (default: the configured one)")
     args = p.parse_args(argv)
     if args.repeat < 1 or args.gen_tokens < 8:
         p.error("--repeat must be >= 1 and --gen-tokens >= 8")
     out = args.out
+    globals()["MAX_WAIT"] = args.max_wait
     from gaba.config import describe
 
     print(describe())

@@ -128,10 +128,14 @@ def plot(rows: list[dict], path):
     from gaba.bench import plot_scaling
 
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    lines = [dict(r, what=f"{r['pipeline']}: {r['step']}") for r in rows]
+    lines = [dict(r, what=f"{r['pipeline']}: {r['step']}") for r in rows if r["step"] != "total"]
     plot_scaling(lines, x="documents", y="median_ms", series="what", ax=ax,
-                 title="Retrieval latency per question (no model call)", xlabel="documents in the corpus",
-                 ylabel="median ms per question")
+                 title="Retrieval latency per question, by step (no model call)",
+                 xlabel="documents in the corpus", ylabel="median ms per question")
+    for line in ax.lines:                      # flat RAG dashed, graph RAG solid
+        if line.get_label().startswith("flat"):
+            line.set_linestyle("--")
+    ax.legend(fontsize="small")
     return _common.save_figure(fig, path)
 
 
