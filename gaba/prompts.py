@@ -92,14 +92,15 @@ PATHS_SYSTEM = ("You explain how two people in a family graph are related. Use o
                 "you are given. Answer in one or two sentences.")
 
 #: The explain step of :func:`gaba.paths.multi_hop_query`; ``{paths}`` comes from
-#: :func:`gaba.paths.format_paths` (numbered paths, best first, plus genders).
+#: :func:`gaba.paths.format_paths` (numbered paths, best first, each ending in a "So ..." chain).
 PATHS_EXPLAIN = """Question: {question}
 
-Paths in the family graph that connect the two people, best first:
+Paths in the family graph, best first:
 {paths}
 
-Using only these facts, say how the two people are related. Name the kinship \
-(for example father, aunt, nephew, cousin, sister-in-law) and the person who links them."""
+Answer the question in one sentence, using Path 1 (and the others only if they help). \
+Turn the chain into a kinship word (for example: father's sister = aunt, sister's husband = \
+brother-in-law, father's father = grandfather) and name the person who links them."""
 
 # === end paths ===
 
