@@ -15,8 +15,9 @@ tiers, cheapest and surest first, each on the part of the question the earlier t
 
 Every match says how it was found and with what score. No match: ``[]`` (the caller abstains).
 
-A one-word name that is also an ordinary word ("Apple", "May") is only linked with supporting
-context: the question must also name one of its neighbours, or a relation it takes part in.
+A one-word name that is also an ordinary word ("Apple", "May"; see :data:`COMMON_WORDS`), or that
+the question writes in lower case, is only linked with supporting context: the question must
+also name one of its neighbours, or a relation it takes part in.
 
 Examples
 --------
@@ -263,14 +264,13 @@ def _index(G) -> _Index:
 
 # ------------------------------------------------------------------------------ tiers
 
-def _one_word_needs_context(surface: str, token_pos: int) -> bool:
-    """A one-word surface is ambiguous when it is a common word, written in lower case, or the
-    first word of the question (where capitals say nothing)."""
+def _one_word_needs_context(surface: str) -> bool:
+    """A one-word surface is ambiguous when it is a common word or written in lower case."""
     words = re.findall(r"\w+", surface)
     if len(words) != 1:
         return False
     w = words[0]
-    return w.casefold() in COMMON_WORDS or not w[:1].isupper() or token_pos == 0
+    return w.casefold() in COMMON_WORDS or not w[:1].isupper()
 
 
 def _has_context(idx: _Index, node: str, question: str, others: set[str]) -> str | None:
@@ -523,10 +523,10 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
     if method in ("embedding", "full"):
         found += _embedding_tier(question, toks, idx, taken, embed_threshold, max_candidates, report)
     # the one-word rule: an ambiguous one-word surface needs a neighbour or a relation named
-    firm = {m.name for i, _, m in found if not _one_word_needs_context(m.surface, i)}
+    firm = {m.name for _, _, m in found if not _one_word_needs_context(m.surface)}
     kept = []
     for i, j, m in sorted(found, key=lambda x: x[0]):
-        if m.method in ("exact", "alias") and _one_word_needs_context(m.surface, i):
+        if m.method in ("exact", "alias") and _one_word_needs_context(m.surface):
             why = _has_context(idx, m.name, question, firm - {m.name})
             if why is None:
                 report["notes"].append(f"{m.surface!r} could be the entity {m.name!r} or an ordinary "

@@ -137,6 +137,9 @@ def test_one_common_word_needs_context(news):
 def test_distinctive_one_word_names_link_without_context():
     G = _graph([("Gorbaciof", "director", "Stefano Incerti")])
     assert link_entities("Who directed Gorbaciof?", G, method="exact").names == ["Gorbaciof"]
+    assert link_entities("Gorbaciof was directed by whom?", G, method="exact").names == ["Gorbaciof"]
+    # written in lower case, a one-word name needs context too
+    assert link_entities("is gorbaciof a word?", G, method="exact").names == []
 
 
 # ----------------------------------------------------------------------------- caps and reports

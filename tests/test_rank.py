@@ -218,3 +218,14 @@ def test_bad_method_question_and_facts(hub):
     with pytest.raises(TypeError, match="string"):
         rank_facts(QUESTION, "A SUPPLIES_TO B", hub)
     assert rank_facts(QUESTION, [], hub) == []
+
+
+def test_graph_rag_budget_uses_rank_facts(hub, fake_embed, scripted):
+    from gaba import graph
+
+    scripted.replies.append("Voltaic Dynamics.")
+    answer, facts = graph.graph_rag(QUESTION, hub, budget=10, rank="combined")
+    assert len(facts) == 10 and set(CHAIN) <= set(facts)
+    scripted.replies.append("I don't know.")
+    _, naive = graph.graph_rag(QUESTION, hub, budget=10, rank="hop")
+    assert CHAIN[1] not in naive
