@@ -16,9 +16,9 @@ The pieces:
 - :func:`evidence_recall`, :func:`context_tokens` and :func:`take_within_budget` -
   retrieval-only metrics that need no model call, so they can be run at any corpus size;
 - :func:`context_evidence` - did each system's retrieval hand over a case's gold facts;
-- :func:`scaling_retrieval` - flat top-k against graph traversal on growing synthetic corpora;
-- :func:`budget_recall` - the same comparison on a multi-hop benchmark at equal context
-  budgets; :func:`retrieval_summary` and :func:`plot_retrieval` summarise and draw both.
+- :func:`budget_recall` - flat retrieval against graph traversal on a multi-hop benchmark at
+  equal context budgets; :func:`retrieval_summary` and :func:`plot_retrieval` summarise and
+  draw it (the synthetic scaling experiment is :func:`gaba.rank.scaling_experiment`).
 
 Examples
 --------
@@ -51,7 +51,7 @@ Z95 = 1.959963984540054
 
 __all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "pass_rates",
            "answer_abstain_rates", "plot_pass_rates", "evidence_recall", "context_tokens",
-           "take_within_budget", "scaling_retrieval", "budget_recall", "retrieval_summary",
+           "take_within_budget", "budget_recall", "retrieval_summary",
            "plot_retrieval", "context_evidence", "format_rate", "format_rates"]
 
 
@@ -589,85 +589,6 @@ def _ordered_facts(G, entities, hops: int) -> list[tuple[str, str, str]]:
     return out
 
 
-def scaling_retrieval(sizes: Sequence[int], *, n_questions: int = 50, seed: int = 0, k: int = 5,
-                      hops: int = 2, budget: int | None = None, progress: bool = True,
-                      embed: Callable | None = None):
-    """Flat top-k against graph traversal on growing synthetic corpora; retrieval only, no model call.
-
-    For every size, :func:`gaba.data.synthetic.make_scaling_corpus` generates the corpus with
-    its planted two-hop questions; the corpora are nested, so the documents of the largest are
-    embedded once (and cached). For every question:
-
-    - ``flat top-k``: the ``k`` documents most similar to the question; it has the evidence
-      when both documents that hold the chain's facts are among them;
-    - ``graph <hops>-hop``: the facts within ``hops`` hops of the entities the question names
-      (:func:`gaba.graph.find_entities`) in the graph of the corpus's exact triples; it has
-      the evidence when both chain facts are among them;
-    - with ``budget``, also ``graph, first <budget> facts``: the same facts cut to the first
-      ``budget`` in hop order (a question-blind cap).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per size x question x method: ``size, question, method, recall,
-        all_evidence, facts, context_tokens, seconds, link_seconds``: the retrieval time of
-        that query, and for the graph the part of it spent finding the question's entities.
-    """
-    import numpy as np
-    import pandas as pd
-    from tqdm.auto import tqdm
-
-    from .data.synthetic import make_scaling_corpus
-    from .embed import cosine_top_k
-    from .graph import fact_sentence, find_entities
-
-    sizes = sorted({int(s) for s in sizes})
-    if not sizes or sizes[0] < 2:
-        raise ValueError(f"sizes must be document counts of at least 2, got {sizes!r}")
-    if k < 1 or hops < 1:
-        raise ValueError("k and hops must be at least 1")
-    embed = embed or _embed
-    largest = make_scaling_corpus(sizes[-1], n_questions=n_questions, seed=seed)
-    text_of = {d["id"]: d["text"] for d in largest.documents}
-    vectors = dict(zip(text_of, embed(list(text_of.values()), kind="passage")))
-    rows = []
-    for n in tqdm(sizes, desc="corpus sizes", unit="size", disable=not progress):
-        corpus = largest if n == sizes[-1] else make_scaling_corpus(n, n_questions=n_questions, seed=seed)
-        missing = [d for d in corpus.documents if d["id"] not in vectors
-                   or text_of[d["id"]] != d["text"]]
-        if missing:  # corpora are nested; this only happens if the generator changes
-            raise RuntimeError(f"corpus of {n} documents is not a subset of the largest one")
-        doc_ids = [d["id"] for d in corpus.documents]
-        matrix = np.stack([vectors[i] for i in doc_ids])
-        G = corpus.to_graph()
-        qvecs = embed([q.question for q in corpus.questions], kind="query")
-        for q, qv in zip(corpus.questions, qvecs):
-            t0 = time.perf_counter()
-            top = [doc_ids[i] for i in cosine_top_k(qv, matrix, min(k, len(doc_ids)))]
-            t_flat = time.perf_counter() - t0
-            recall = evidence_recall(top, q.doc_ids)
-            rows.append({"size": n, "question": q.id, "method": f"flat top-{k}", "recall": recall,
-                         "all_evidence": recall == 1.0, "facts": None,
-                         "context_tokens": context_tokens([text_of[i] for i in top]),
-                         "seconds": t_flat, "link_seconds": None})
-            t0 = time.perf_counter()
-            entities = find_entities(q.question, G)
-            t_link = time.perf_counter() - t0
-            facts = _ordered_facts(G, entities, hops) if entities else []
-            t_graph = time.perf_counter() - t0
-            gold = [t.fact for t in q.facts]
-            variants = [(f"graph {hops}-hop", facts)]
-            if budget is not None:
-                variants.append((f"graph, first {budget} facts", facts[:budget]))
-            for name, kept in variants:
-                recall = evidence_recall(kept, gold)
-                rows.append({"size": n, "question": q.id, "method": name, "recall": recall,
-                             "all_evidence": recall == 1.0, "facts": len(kept),
-                             "context_tokens": context_tokens([fact_sentence(f) for f in kept]),
-                             "seconds": t_graph, "link_seconds": t_link})
-    return pd.DataFrame(rows)
-
-
 def _embed(texts, kind="passage"):
     from .embed import embed_texts
 
@@ -677,7 +598,8 @@ def _embed(texts, kind="passage"):
 def retrieval_summary(df, by: Sequence[str] = ("size", "method")):
     """All-evidence rate per group with Wilson 95% interval and n, plus mean recall and context size.
 
-    Works on the output of :func:`scaling_retrieval` and :func:`budget_recall`.
+    Works on the output of :func:`budget_recall` (any frame with ``all_evidence``, ``recall``,
+    ``context_tokens`` and ``seconds`` columns).
 
     Returns
     -------

@@ -327,23 +327,6 @@ def test_budget_recall_accepts_a_ranker():
         budget_recall(examples, rankers={"flat": None}, embed=bag_of_words, progress=False)
 
 
-def test_scaling_retrieval_small():
-    from gaba.evaluate import retrieval_summary, scaling_retrieval
-
-    df = scaling_retrieval([14, 60], n_questions=10, k=2, budget=5, embed=bag_of_words,
-                           progress=False)
-    assert set(df["size"]) == {14, 60}
-    assert set(df.method) == {"flat top-2", "graph 2-hop", "graph, first 5 facts"}
-    graph = df[df.method == "graph 2-hop"]
-    assert graph.all_evidence.all()  # exact triples, exact names: traversal holds both facts
-    capped = df[df.method == "graph, first 5 facts"]
-    assert (capped.facts <= 5).all()
-    s = retrieval_summary(df)
-    assert {"rate", "low", "high", "n", "median_tokens"} <= set(s.columns)
-    with pytest.raises(ValueError):
-        scaling_retrieval([1], embed=bag_of_words, progress=False)
-
-
 def test_plot_retrieval():
     import matplotlib
 
