@@ -914,13 +914,85 @@ def path_roles(path: Path, genders: dict[str, str] | None = None) -> list[str]:
     return out
 
 
+#: (relation, walked forward?) -> the basic kin step it is, for :func:`kinship`.
+_KIN_STEP = {("FATHER_OF", False): "parent", ("MOTHER_OF", False): "parent",
+             ("FATHER_OF", True): "child", ("MOTHER_OF", True): "child",
+             ("SIBLING_OF", True): "sibling", ("MARRIED_TO", True): "spouse"}
+#: chain of kin steps -> (what the last person is to the first, what the first is to the last)
+_KIN_TERMS = {
+    ("parent",): ("parent", "child"), ("child",): ("child", "parent"),
+    ("sibling",): ("sibling", "sibling"), ("spouse",): ("spouse", "spouse"),
+    ("parent", "child"): ("sibling", "sibling"), ("sibling", "sibling"): ("sibling", "sibling"),
+    ("parent", "parent"): ("grandparent", "grandchild"), ("child", "child"): ("grandchild", "grandparent"),
+    ("parent", "sibling"): ("uncle", "nephew"), ("parent", "parent", "child"): ("uncle", "nephew"),
+    ("sibling", "child"): ("nephew", "uncle"), ("parent", "child", "child"): ("nephew", "uncle"),
+    ("parent", "sibling", "child"): ("cousin", "cousin"),
+    ("parent", "parent", "parent"): ("great-grandparent", "great-grandchild"),
+    ("parent", "parent", "sibling"): ("great-uncle", "great-nephew"),
+    ("sibling", "spouse"): ("sibling-in-law", "sibling-in-law"),
+    ("spouse", "sibling"): ("sibling-in-law", "sibling-in-law"),
+    ("parent", "child", "spouse"): ("sibling-in-law", "sibling-in-law"),
+    ("spouse", "parent"): ("parent-in-law", "child-in-law"),
+    ("child", "spouse"): ("child-in-law", "parent-in-law"),
+}
+#: kin term -> words (male, female, unknown gender)
+_KIN_WORDS = {
+    "parent": ("father", "mother", "parent"), "child": ("son", "daughter", "child"),
+    "sibling": ("brother", "sister", "sibling"), "spouse": ("husband", "wife", "spouse"),
+    "grandparent": ("grandfather", "grandmother", "grandparent"),
+    "grandchild": ("grandson", "granddaughter", "grandchild"),
+    "great-grandparent": ("great-grandfather", "great-grandmother", "great-grandparent"),
+    "great-grandchild": ("great-grandson", "great-granddaughter", "great-grandchild"),
+    "uncle": ("uncle", "aunt", "uncle or aunt"), "nephew": ("nephew", "niece", "nephew or niece"),
+    "great-uncle": ("great-uncle", "great-aunt", "great-uncle or great-aunt"),
+    "great-nephew": ("great-nephew", "great-niece", "great-nephew or great-niece"),
+    "cousin": ("cousin", "cousin", "cousin"),
+    "sibling-in-law": ("brother-in-law", "sister-in-law", "sibling-in-law"),
+    "parent-in-law": ("father-in-law", "mother-in-law", "parent-in-law"),
+    "child-in-law": ("son-in-law", "daughter-in-law", "child-in-law"),
+}
+
+
+def kinship(path: Path, genders: dict[str, str] | None = None) -> tuple[str, str] | None:
+    """The kinship words of a family path: (what the end is to the start, what the start is to the end).
+
+    Only chains of parent, child, sibling and spouse steps that English names in one word or
+    two are covered (aunt, cousin, sister-in-law, ...); anything else gives None.
+
+    Examples
+    --------
+    >>> p = Path(("Jon Snow", "Rhaegar Targaryen", "Daenerys Targaryen"), ("FATHER_OF", "SIBLING_OF"), (False, False))
+    >>> kinship(p, {"Jon Snow": "male", "Daenerys Targaryen": "female"})
+    ('aunt', 'nephew')
+    """
+    steps = []
+    for rel, fwd in zip(path.rels, path.forward):
+        step = _KIN_STEP.get((rel, fwd or _is_symmetric(rel)))
+        if step is None:
+            return None
+        steps.append(step)
+    terms = _KIN_TERMS.get(tuple(steps))
+    if terms is None:
+        return None
+    genders = genders or {}
+
+    def word(term, person):
+        g = genders.get(person)
+        w = _KIN_WORDS[term]
+        return w[0] if g == "male" else w[1] if g == "female" else w[2]
+    return word(terms[0], path.end), word(terms[1], path.start)
+
+
 def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
-                 genders: dict[str, str] | None = None) -> str:
+                 genders: dict[str, str] | None = None, *, kinship_words: bool = True) -> str:
     """Number the paths and write each one from its first person's point of view.
 
     Each path becomes one sentence per hop (``Jon Snow's father is Rhaegar Targaryen.``) and a
-    summary of the whole chain (``So Daenerys Targaryen is Jon Snow's father's sister.``): the
-    context handed to the model by :func:`multi_hop_query`.
+    summary of the whole chain (``So Daenerys Targaryen is Jon Snow's father's sister``). With
+    ``kinship_words`` (default), a chain that English names gets its kinship word in both
+    directions (``..., his aunt, and Jon Snow is Daenerys Targaryen's nephew.``), computed by
+    :func:`kinship` rather than left to the model. This is the context handed to the model by
+    :func:`multi_hop_query`.
     """
     lines = []
     for i, p in enumerate(paths, start=1):
@@ -928,7 +1000,11 @@ def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
         steps = [f"{p.nodes[j]}'s {roles[j]} is {p.nodes[j + 1]}." for j in range(p.hops)]
         head = f"Path {i}" + (f" (score {scores[i - 1]:.3f})" if scores is not None else "")
         chain = "'s ".join(roles)
-        summary = f"So {p.end} is {p.start}'s {chain}."
+        summary = f"So {p.end} is {p.start}'s {chain}"
+        kin = kinship(p, genders) if kinship_words else None
+        if kin is not None and p.hops > 1:
+            summary += f", {p.start}'s {kin[0]}, and {p.start} is {p.end}'s {kin[1]}"
+        summary += "."
         lines.append(f"{head}: " + " ".join(steps) + (f" {summary}" if p.hops > 1 else ""))
     return "\n".join(lines)
 
@@ -975,7 +1051,8 @@ def classify_query(G: Any, question: str) -> tuple[str, list[str]]:
 
 def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: int = 10,
                     top: int = 3, limit: int = 1000, timeout: float = 10.0,
-                    explain: bool = True, max_tokens: int = 120) -> HopAnswer:
+                    explain: bool = True, max_tokens: int = 120,
+                    kinship_words: bool = True) -> HopAnswer:
     """The whole pipeline: classify, find the characters, traverse, format the paths, explain.
 
     Taught in chapter *Multi-hop queries in a graph database*.
@@ -1011,11 +1088,12 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
         paths, scores = [p for p, _ in ranked], [s for _, s in ranked]
         stats = hood.stats
     genders = node_attribute(G, {n for p in paths for n in p.nodes}, "gender")
-    context = format_paths(paths, scores, genders)
+    context = format_paths(paths, scores, genders, kinship_words=kinship_words)
     if not explain:
         return HopAnswer(question, kind, ents, paths, scores, context, "", stats)
     from .llm import call_llm
-    resp = call_llm(prompts.PATHS_EXPLAIN.format(question=question.strip(), paths=context),
+    template = prompts.PATHS_EXPLAIN if kinship_words else prompts.PATHS_EXPLAIN_CHAIN
+    resp = call_llm(template.format(question=question.strip(), paths=context),
                     system=prompts.PATHS_SYSTEM, max_tokens=max_tokens,
                     purpose=f"paths: explain {question.strip()[:60]}")
     return HopAnswer(question, kind, ents, paths, scores, context, resp.text.strip(), stats, resp)

@@ -92,8 +92,20 @@ PATHS_SYSTEM = ("You explain how two people in a family graph are related. Use o
                 "you are given. Answer in one or two sentences.")
 
 #: The explain step of :func:`gaba.paths.multi_hop_query`; ``{paths}`` comes from
-#: :func:`gaba.paths.format_paths` (numbered paths, best first, each ending in a "So ..." chain).
+#: :func:`gaba.paths.format_paths`: numbered paths, best first, each ending in its chain
+#: ("So Daenerys Targaryen is Jon Snow's father's sister") and, where English has one, the
+#: kinship word in both directions, computed by gaba.paths.kinship.
 PATHS_EXPLAIN = """Question: {question}
+
+Paths in the family graph, best first:
+{paths}
+
+Answer the question in one sentence: use the kinship word that Path 1 gives, and name the \
+person who links them."""
+
+#: The first version of the explain step, kept because the chapter shows how it fails: the
+#: model had to turn the chain into a kinship word itself (``kinship_words=False``).
+PATHS_EXPLAIN_CHAIN = """Question: {question}
 
 Paths in the family graph, best first:
 {paths}

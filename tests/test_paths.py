@@ -150,6 +150,32 @@ def test_roles_and_sentences(G):
     assert P.path_roles(up, {"Eddard Stark": "male"}) == ["foster father"]
 
 
+def best_family_path(G, a, b, depth=3):
+    fam = ["FATHER_OF", "MOTHER_OF", "SIBLING_OF", "MARRIED_TO"]
+    return P.top_paths(G, a, b, k=1, max_depth=depth, rel_types=fam).paths[0]
+
+
+@pytest.mark.parametrize("a, b, words", [
+    ("Jon Snow", "Daenerys Targaryen", ("aunt", "nephew")),
+    ("Arya Stark", "Tyrion Lannister", ("brother-in-law", "sister-in-law")),
+    ("Jon Snow", "Aerys II Targaryen", ("grandfather", "grandson")),
+    ("Jon Snow", "Robb Stark", ("cousin", "cousin")),
+    ("Daenerys Targaryen", "Jon Snow", ("nephew", "aunt")),
+    ("Cersei Lannister", "Sansa Stark", ("sister-in-law", "sister-in-law")),
+])
+def test_kinship_words(G, a, b, words):
+    p = best_family_path(G, a, b)
+    assert P.kinship(p, P.node_attribute(G, p.nodes, "gender")) == words
+
+
+def test_kinship_unknown_chains(G):
+    p = best_family_path(G, "Bran Stark", "Jaime Lannister")     # sister's husband's brother
+    assert P.kinship(p) is None
+    weak = P.Path(("Arya Stark", "Hot Pie"), ("MET_ONCE",), (True,))
+    assert P.kinship(weak) is None
+    assert P.kinship(P.Path(("a", "b"), ("FATHER_OF",), (False,))) == ("parent", "child")
+
+
 def test_resolve_and_find(G):
     assert P.resolve(G, "dany") == "Daenerys Targaryen"
     assert P.resolve(G, "  jon   SNOW ") == "Jon Snow"
@@ -218,7 +244,10 @@ def test_pipeline_without_model(G):
     assert ans.kind == "multi-hop" and ans.entities == ["Jon Snow", "Daenerys Targaryen"]
     assert ans.context.splitlines()[0] == (
         "Path 1 (score 0.512): Jon Snow's father is Rhaegar Targaryen. Rhaegar Targaryen's sister is "
-        "Daenerys Targaryen. So Daenerys Targaryen is Jon Snow's father's sister.")
+        "Daenerys Targaryen. So Daenerys Targaryen is Jon Snow's father's sister, Jon Snow's aunt, "
+        "and Jon Snow is Daenerys Targaryen's nephew.")
+    plain = P.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False, kinship_words=False)
+    assert plain.context.splitlines()[0].endswith("So Daenerys Targaryen is Jon Snow's father's sister.")
     assert len(ans.context.splitlines()) == 3
     assert ans.stats.explored == 49 and ans.stats.returned == 10
     with pytest.raises(EntityNotFound):
