@@ -125,6 +125,7 @@ class Extraction:
     seconds: dict[str, float]              # doc_id -> recorded model seconds of its extraction
     cache: dict[str, int]                  # hits / misses / rebuilt (corrupt entries)
     raw: dict[str, list[dict]] = dataclasses.field(default_factory=dict)  # doc_id -> model records
+    usage: dict[str, dict] = dataclasses.field(default_factory=dict)      # doc_id -> token counts
 
 
 # --- prompt, schema, documents ------------------------------------------------------------
@@ -531,6 +532,7 @@ def extract_corpus(documents: Any = None, *, cache_dir: str | Path | None = None
             out.cache["hits"] += 1
         out.seconds[d["id"]] = float(entry.get("seconds", 0.0))
         out.raw[d["id"]] = entry["facts"]
+        out.usage[d["id"]] = dict(entry.get("usage") or {})
         kept, refused = validate_triples(entry["facts"], d)
         out.triples.extend(kept)
         out.rejected.extend(refused)
@@ -765,6 +767,35 @@ def score_triples(predicted: Any, gold: Any = None):
     return df
 
 
+def triple_differences(predicted: Any, gold: Any = None) -> tuple[list, list]:
+    """The gold facts a prediction misses, and the predicted facts that are not gold.
+
+    Taught in chapter "From text to a knowledge graph". Facts are matched as in
+    :func:`score_triples`. Items are returned as given (a graph's edges as :class:`Triple`).
+
+    Returns
+    -------
+    (missing, extra) : (list, list)
+
+    Examples
+    --------
+    >>> triple_differences([("A", "CEO_OF", "B")], [("A", "FOUNDED", "B")])
+    ([('A', 'FOUNDED', 'B')], [('A', 'CEO_OF', 'B')])
+    """
+    import networkx as nx
+
+    if gold is None:
+        from .data.news import load_gold_triples
+
+        gold = load_gold_triples()
+    if isinstance(predicted, nx.Graph):
+        predicted = graph_triples(predicted)
+    P, G = _facts(predicted), _facts(gold)
+    missing = [g for g in gold if not (_facts([g]) <= P)]
+    extra = [p for p in predicted if not (_facts([p]) <= G)]
+    return missing, extra
+
+
 # --- the graph ----------------------------------------------------------------------------
 
 def build_knowledge_graph(documents: Any = None, *, cache_dir: str | Path | None = None,
@@ -932,3 +963,52 @@ def load_graph(path: str | Path):
         return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise GabaError(f"{path} is not a graph written by save_graph ({exc}).") from exc
+
+
+def draw_knowledge_graph(G, *, ax=None, highlight: Sequence[tuple[str, str]] = (), seed: int = 0):
+    """Draw a knowledge graph: entity names on nodes, relation names on edges.
+
+    Taught in chapter "From text to a knowledge graph".
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        A graph from :func:`build_knowledge_graph`.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    highlight : sequence of (u, v)
+        Edges drawn thick and red (e.g. a path).
+    seed : int
+        Seed of the layout, so the figure is the same on every build.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(11, 7.5))
+    U = nx.Graph(G)
+    pos = nx.kamada_kawai_layout(U) if U.number_of_nodes() > 1 else nx.spring_layout(U, seed=seed)
+    hi = {frozenset(e) for e in highlight}
+    plain = [(u, v) for u, v in G.edges() if frozenset((u, v)) not in hi]
+    bold = [(u, v) for u, v in G.edges() if frozenset((u, v)) in hi]
+    nx.draw_networkx_nodes(G, pos, ax=ax, node_size=260, node_color="#dbe9f6", edgecolors="#0969da")
+    nx.draw_networkx_edges(G, pos, edgelist=plain, ax=ax, edge_color="#8c959f", arrows=True,
+                           arrowsize=10, node_size=260)
+    if bold:
+        nx.draw_networkx_edges(G, pos, edgelist=bold, ax=ax, edge_color="#cf222e", width=2.5,
+                               arrows=True, arrowsize=12, node_size=260)
+    nx.draw_networkx_labels(G, pos, ax=ax, font_size=8,
+                            labels={n: n.replace(" ", "\n", 1) if len(n) > 14 else n for n in G})
+    labels = {}
+    for u, v, d in G.edges(data=True):
+        labels.setdefault((u, v), []).append(d.get("relation", ""))
+    nx.draw_networkx_edge_labels(G, pos, ax=ax, font_size=6, font_color="#57606a",
+                                 edge_labels={k: "\n".join(sorted(v)) for k, v in labels.items()},
+                                 rotate=False, bbox={"alpha": 0})
+    ax.set_axis_off()
+    ax.margins(0.08)
+    return ax
