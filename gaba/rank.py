@@ -527,8 +527,8 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
     Returns
     -------
     pandas.DataFrame
-        One row per size x question x system: ``size, question, kind, system, both_facts,
-        facts, words, ms`` (``facts`` is None for flat rows; ``words`` counts the documents'
+        One row per size x question x system: ``size, question, kind, budget, system,
+        both_facts, facts, words, ms`` (``facts`` is None for flat rows; ``words`` counts the documents'
         words for flat rows and the facts rendered as sentences for graph rows; ``ms`` is the
         retrieval time of that step: search, traversal, or ranking alone).
     """
@@ -565,7 +565,7 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
         G = corpus.to_graph()
         Q = embed([q.question for q in corpus.questions], kind="query")
         for q, qv in zip(corpus.questions, Q):
-            base = {"size": n, "question": q.id, "kind": q.kind}
+            base = {"size": n, "question": q.id, "kind": q.kind, "budget": budget}
             t0 = time.perf_counter()
             top = [ids[i] for i in np.argsort(-(M @ qv), kind="stable")[:k]]
             ms = 1000 * (time.perf_counter() - t0)
@@ -611,7 +611,9 @@ def summarize_scaling(df):
     for (size, system), g in df.groupby(["size", "system"], observed=True, sort=True):
         k, n = int(g["both_facts"].sum()), len(g)
         low, high = wilson_interval(k, n)
-        out.append({"size": int(size), "system": str(system), "n": n, "rate": k / n, "low": low,
+        out.append({"size": int(size), "system": str(system),
+                    **({"budget": int(g["budget"].iloc[0])} if "budget" in g else {}),
+                    "n": n, "rate": k / n, "low": low,
                     "high": high, "facts": g["facts"].median() if g["facts"].notna().any() else None,
                     "words": float(g["words"].median()), "ms": float(g["ms"].mean())})
     import pandas as pd
@@ -637,10 +639,11 @@ def plot_scaling(summary, axes=None):
         if g.empty:
             continue
         color, marker, ls = styles[system]
+        label = system.replace("N", str(int(g["budget"].iloc[0]))) if "budget" in g else system
         yerr = [g["rate"] - g["low"], g["high"] - g["rate"]]
         ax_r.errorbar(g["size"], g["rate"], yerr=yerr, color=color, marker=marker, ls=ls,
-                      capsize=3, label=system)
-        ax_w.plot(g["size"], g["words"], color=color, marker=marker, ls=ls, label=system)
+                      capsize=3, label=label)
+        ax_w.plot(g["size"], g["words"], color=color, marker=marker, ls=ls, label=label)
     ax_r.set_xscale("log")
     ax_r.set_ylim(-0.03, 1.05)
     ax_r.set_xlabel("documents in the corpus")
