@@ -145,3 +145,15 @@ def test_run_all_lists_and_rejects(tmp_path):
     out = run("run_all.py", "--only", "model_throughput", "--no-live", "--out", str(tmp_path))
     assert "model_throughput" in out and "ok" in out
     assert (tmp_path / "model_throughput.csv").is_file()
+
+
+def test_model_throughput_survives_an_unreachable_server(scripted, tmp_path, monkeypatch, capsys):
+    from gaba.errors import BackendUnavailable
+
+    monkeypatch.delenv("GABA_LOCAL_URL", raising=False)
+    config.reload()
+    mt = load_script("model_throughput")
+    scripted.replies.append(BackendUnavailable("cannot reach the model endpoint"))
+    assert mt.main(["--repeat", "1", "--gen-tokens", "8", "--out", str(tmp_path)]) == 1
+    assert "the live calls failed" in capsys.readouterr().out
+    assert (tmp_path / "model_throughput.csv").is_file()
