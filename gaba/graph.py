@@ -55,7 +55,7 @@ _RANK_METHODS = ("combined", "embedding", "relation", "pagerank", "hop")
 __all__ = [
     "ABSTAIN", "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
     "find_entities", "resolve_entity", "gather_facts", "gather_facts_by_hop", "fact_evidence",
-    "fact_sentence", "answer_prompt", "flat_prompt", "final_answer", "graph_rag", "flat_rag", "is_abstention",
+    "fact_sentence", "answer_prompt", "flat_prompt", "final_answer", "graph_rag", "flat_retrieve", "flat_rag", "is_abstention",
     "shortest_connection", "route_question", "hop_table", "traversal_seconds",
 ]
 
@@ -362,6 +362,9 @@ def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
 def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
     """The evidence sentences behind facts: sorted, each once (edges without evidence add nothing).
 
+    Reads the edge attribute ``evidence`` and, when present, every ``[doc_id, sentence]`` of
+    ``sources`` (an edge stated by several documents).
+
     Examples
     --------
     >>> import networkx as nx
@@ -384,7 +387,11 @@ def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
             if _relation(k, d) != r:
                 continue
             ev = d.get("evidence")
-            for sentence in ([ev] if isinstance(ev, str) else (ev or [])):
+            sentences = [ev] if isinstance(ev, str) else list(ev or [])
+            # edges stated by several documents keep every [doc_id, evidence] in "sources"
+            sentences += [src[1] for src in d.get("sources") or []
+                          if isinstance(src, (list, tuple)) and len(src) == 2]
+            for sentence in sentences:
                 if isinstance(sentence, str) and sentence.strip():
                     out.add(" ".join(sentence.split()))
     return sorted(out)
@@ -553,8 +560,9 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = None, ran
     ``linking`` is not ``"exact"``); gather the facts within ``hops`` hops
     (:func:`gather_facts`); optionally keep the ``budget`` most relevant facts
     (:func:`gaba.rank.rank_facts`); render them as sorted sentences plus their evidence
-    sentences; ask the model once, with instructions to chain the facts and to answer
-    :data:`ABSTAIN` when they do not contain the answer.
+    sentences; ask the model once, with instructions to chain the facts, to copy the facts it
+    used, and to answer :data:`ABSTAIN` when they do not contain the answer. The prompt is
+    :func:`answer_prompt` (templates in :mod:`gaba.prompts`, section "answering").
 
     Parameters
     ----------
@@ -574,9 +582,9 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = None, ran
     Returns
     -------
     (answer, facts)
-        The model's answer and the sorted facts it was given. When the question names no
-        entity of the graph, the answer is an abstention naming the entities looked for, and
-        no model call is made.
+        The model's answer (the text after its ``Answer:`` line, see :func:`final_answer`) and
+        the sorted facts it was given. When the question names no entity of the graph, the
+        answer is an abstention naming the entities looked for, and no model call is made.
 
     Raises
     ------
@@ -634,6 +642,37 @@ def _doc_text(doc) -> str:
                     f"got {type(doc).__name__}")
 
 
+def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = None) -> list:
+    """The ``k`` documents most similar to the question (cosine of E5 embeddings), best first.
+
+    The retrieval half of :func:`flat_rag`, with no model call: documents are embedded once
+    as passages (cached), the question as a query. Returns the document objects as given
+    (for the news corpus, dicts with ``id``, ``title`` and ``text``).
+
+    Examples
+    --------
+    >>> [d["id"] for d in flat_retrieve("Which company acquired Orchard Software?")]  # doctest: +SKIP
+    ['n11', 'n12']
+    """
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("flat_rag needs a non-empty question string.")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}")
+    docs = list(load_documents() if documents is None else documents)
+    texts = [_doc_text(d) for d in docs]
+    if not texts:
+        raise ValueError("flat_rag needs at least one document.")
+    from .embed import cosine_top_k, embed_texts
+
+    key = tuple(texts)
+    if key not in _doc_cache:
+        _doc_cache.clear()
+        _doc_cache[key] = embed_texts(texts, kind="passage")
+    matrix = _doc_cache[key]
+    q = embed_texts([question], kind="query")[0]
+    return [docs[i] for i in cosine_top_k(q, matrix, min(k, len(texts)))]
+
+
 def flat_rag(question: str, k: int = 2, *, documents: Sequence | None = None, temperature: float = 0.0,
              seed: int = 0, max_tokens: int = 200) -> tuple[str, list[str]]:
     """Answer from the ``k`` documents most similar to the question, with one model call.
@@ -661,23 +700,8 @@ def flat_rag(question: str, k: int = 2, *, documents: Sequence | None = None, te
     >>> len(passages)                                                            # doctest: +SKIP
     2
     """
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("flat_rag needs a non-empty question string.")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive integer, not {k!r}")
-    docs = load_documents() if documents is None else documents
-    texts = [_doc_text(d) for d in docs]
-    if not texts:
-        raise ValueError("flat_rag needs at least one document.")
-    from .embed import cosine_top_k, embed_texts
-
-    key = tuple(texts)
-    if key not in _doc_cache:
-        _doc_cache.clear()
-        _doc_cache[key] = embed_texts(texts, kind="passage")
-    matrix = _doc_cache[key]
-    q = embed_texts([question], kind="query")[0]
-    passages = [texts[i] for i in cosine_top_k(q, matrix, min(k, len(texts)))]
+    top = flat_retrieve(question, k, documents=documents)
+    passages = [_doc_text(d) for d in top]
     system, user = flat_prompt(question, passages)
     from .llm import call_llm
 
