@@ -291,6 +291,12 @@ def _is_name(name: str) -> bool:
         and name.lower() not in _PRONOUNS
 
 
+def _capitalised_in(name: str, text: str) -> bool:
+    """Whether a capitalised word of ``name`` is written capitalised in ``text`` (a proper name)."""
+    words = {w for w in re.findall(r"[A-Z][\w&-]*", text) if w.lower() not in _STOP}
+    return any(w in words for w in re.findall(r"[A-Z][\w&-]*", name))
+
+
 def _looks_like_org(name: str) -> bool:
     toks = _tokens(name)
     return bool(toks) and toks[-1] in ORG_WORDS
@@ -302,6 +308,11 @@ def _looks_like_person(name: str) -> bool:
 
 
 def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
+    """The document sentence the model's evidence was copied from, or None.
+
+    Exact copies and copies with small edits (similarity >= 90) match; so does a shortened
+    copy whose words (at least four) all but one in ten come from a single sentence.
+    """
     ev = re.sub(r"\s+", " ", evidence).strip()
     if not ev:
         return None
@@ -313,6 +324,15 @@ def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
     best = max(sentences, key=lambda s: fuzz.ratio(ev, s), default=None)
     if best is not None and fuzz.ratio(ev, best) >= 90:
         return best
+    words = _tokens(ev)
+    if len(words) >= 4:
+        def share(s: str) -> float:
+            have = set(_tokens(s))
+            return sum(w in have for w in words) / len(words)
+
+        best = max(sentences, key=share)
+        if share(best) >= 0.9:
+            return best
     return None
 
 
@@ -322,9 +342,11 @@ def validate_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], 
     Taught in chapter "From text to a knowledge graph". A record is kept when
 
     - its relation is in :data:`RELATIONS`, and subject and object are two different names
-      (not pronouns such as "the company");
-    - its evidence is a sentence of the document (exactly, or nearly: the document's own
-      sentence is stored, never the model's copy);
+      (not pronouns such as "the company"), each written as a proper name (capitalised) in
+      the document, so "Hotels and retailers" made from "hotels and retailers" is refused;
+    - its evidence is a sentence of the document: an exact copy, a copy with small edits, or a
+      shortened copy whose words come from one sentence (the document's own sentence is
+      stored, never the model's version);
     - that sentence mentions both the subject and the object (:func:`mentions`).
 
     A person relation (:data:`PERSON_RELATIONS`) written backwards - a company as subject and
@@ -354,6 +376,9 @@ def validate_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], 
             continue
         if not _is_name(subj) or not _is_name(obj):
             refuse("subject or object is not a name")
+            continue
+        if not (_capitalised_in(subj, doc["text"]) and _capitalised_in(obj, doc["text"])):
+            refuse("subject or object is not a name in the text")
             continue
         if subj.lower() == obj.lower():
             refuse("subject and object are the same")
