@@ -766,7 +766,8 @@ def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], 
       as retrieved when a gathered fact joins the same two entities (in either direction,
       under any relation label: an extractor may word a relation differently);
     - flat: the ``k`` documents most similar to the question, as :func:`gaba.graph.flat_rag`
-      retrieves them; a gold fact counts when its document is among them.
+      retrieves them (:func:`gaba.graph.flat_retrieve`, or ``embed`` if given); a gold fact
+      counts when its document is among them.
 
     Returns
     -------
@@ -779,9 +780,18 @@ def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], 
     from .embed import cosine_top_k
     from .graph import find_entities, gather_facts
 
-    embed = embed or _embed
     docs = list(documents)
-    matrix = embed([d["text"] for d in docs], kind="passage")
+    if embed is None:
+        from .graph import flat_retrieve
+
+        def top_k(question):  # exactly what flat_rag retrieves
+            return [d["id"] for d in flat_retrieve(question, k, documents=docs)]
+    else:
+        matrix = embed([d["text"] for d in docs], kind="passage")
+
+        def top_k(question):
+            qv = embed([question], kind="query")[0]
+            return [docs[j]["id"] for j in cosine_top_k(qv, matrix, min(k, len(docs)))]
     rows = []
     for i, case in enumerate(cases):
         if not case.answerable or not case.evidence:
@@ -792,9 +802,7 @@ def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], 
         pairs = {frozenset((_norm(s), _norm(o))) for s, _, o in facts}
         gold_pairs = [frozenset((_norm(e[0]), _norm(e[2]))) for e in case.evidence]
         g_recall = sum(p in pairs for p in gold_pairs) / len(gold_pairs)
-        qv = embed([case.question], kind="query")[0]
-        top = [docs[j]["id"] for j in cosine_top_k(qv, matrix, min(k, len(docs)))]
-        f_recall = evidence_recall(top, [e[3] for e in case.evidence])
+        f_recall = evidence_recall(top_k(case.question), [e[3] for e in case.evidence])
         rows.append({"case": cid, "kind": case.kind, "graph_recall": g_recall,
                      "graph_has_evidence": g_recall == 1.0, "graph_facts": len(facts),
                      "flat_recall": f_recall, "flat_has_evidence": f_recall == 1.0})
