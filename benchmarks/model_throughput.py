@@ -6,7 +6,10 @@ Two sources, reported side by side:
    a long prompt with a one-token answer (prompt processing rate), a short prompt with a long
    answer (generation rate, after subtracting the prompt's share), and the extraction of one news
    document with the book's extraction prompt and schema (``--extractions``);
-2. recorded: every entry of the book's response cache (``assets/llm-cache``) carries the tokens
+2. observed (``--observe SECONDS``, with a shared server): the server's own progress counters
+   while it answers other clients - prompt and generation rates with no call of ours, for a
+   server that is never idle;
+3. recorded: every entry of the book's response cache (``assets/llm-cache``) carries the tokens
    and seconds of the call that produced it; the entries whose purpose mentions extraction give
    the extraction time per document as the book experienced it.
 
@@ -65,6 +68,65 @@ def wait_until_idle(max_wait: float = 900.0) -> float:
 
 
 MAX_WAIT = 900.0
+
+
+def observe_server(seconds: float, interval: float = 0.25) -> dict | None:
+    """Watch a shared llama.cpp server (``GABA_LOCAL_URL``) work on other clients' requests.
+
+    Samples the server's ``/slots`` progress counters every ``interval`` seconds: a request
+    seen from its start gives a prompt phase (its prompt tokens over the time to its first
+    generated token), and every interval in which a request's generated-token counter grows
+    gives generation time. Makes no model call, so it works when the server is never idle;
+    the rates are those of the same model under the machine's current load. Returns None
+    without a shared server.
+    """
+    import json
+    import time
+    import urllib.request
+
+    from gaba.config import get_settings
+
+    url = get_settings().local_url
+    if not url:
+        return None
+    slots = url.rstrip("/").removesuffix("/v1") + "/slots"
+    tasks: dict = {}
+    t_end = time.perf_counter() + seconds
+    first = True
+    while time.perf_counter() < t_end:
+        now = time.perf_counter()
+        try:
+            with urllib.request.urlopen(slots, timeout=5) as r:
+                slot = json.load(r)[0]
+        except (OSError, ValueError, IndexError, KeyError):
+            return None
+        if slot.get("is_processing"):
+            decoded = (slot.get("next_token") or [{}])[0].get("n_decoded", 0)
+            tid = slot.get("id_task")
+            t = tasks.get(tid)
+            if t is None:
+                seen_start = decoded == 0 and slot.get("n_prompt_tokens_processed", 0) == 0 and not first
+                t = tasks[tid] = {"start": now if seen_start else None, "first_token": None,
+                                  "prompt_tokens": 0, "last": (now, decoded), "gen_tokens": 0, "gen_s": 0.0}
+            if decoded > 0 and t["first_token"] is None:
+                t["first_token"] = now
+                t["prompt_tokens"] = slot.get("n_prompt_tokens_processed", 0)
+            last_t, last_d = t["last"]
+            if decoded > last_d and last_d > 0:
+                t["gen_tokens"] += decoded - last_d
+                t["gen_s"] += now - last_t
+            if decoded != last_d or last_d == 0:
+                t["last"] = (now, decoded)
+        first = False
+        time.sleep(interval)
+    prompts = [t for t in tasks.values() if t["start"] and t["first_token"] and t["prompt_tokens"]]
+    p_tok = sum(t["prompt_tokens"] for t in prompts)
+    p_s = sum(t["first_token"] - t["start"] for t in prompts)
+    g_tok = sum(t["gen_tokens"] for t in tasks.values())
+    g_s = sum(t["gen_s"] for t in tasks.values())
+    return {"seconds": seconds, "requests": len(tasks), "prompts_seen": len(prompts),
+            "prompt_tokens": p_tok, "prompt_tok_s": p_tok / p_s if p_s else None,
+            "gen_tokens": g_tok, "gen_tok_s": g_tok / g_s if g_s else None}
 
 
 def live_rates(repeat: int, gen_tokens: int) -> list[dict]:
@@ -158,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gen-tokens", type=int, default=96, help="answer length of the generation probe")
     p.add_argument("--extractions", type=int, default=1,
                    help="news documents to extract live, uncached (default 1; 0 for none)")
+    p.add_argument("--observe", type=float, default=0.0,
+                   help="also watch a shared server (GABA_LOCAL_URL) for this many seconds and report "
+                        "the rates of the requests it serves (no model call; default 0: off)")
     p.add_argument("--max-wait", type=float, default=MAX_WAIT,
                    help="seconds to wait for a busy shared server before each call (default 900)")
     p.add_argument("--cache-dir", default=None, help="response cache to read (default: the configured one)")
@@ -178,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             print_table(live, ["probe", "run", "prompt_tokens", "completion_tokens", "seconds",
                                "prompt_tok_s", "gen_tok_s", "waited_s", "load_avg"],
                         "live calls (uncached)")
+            rows_out.append({"source": "live", "metric": "load average during the calls (1 min)",
+                             "value": statistics.mean(r["load_avg"] for r in live), "n": len(live)})
             prompt_rates = [r["prompt_tok_s"] for r in live if r["probe"] == "prompt"]
             gen_rates = [r["gen_tok_s"] for r in live if r["probe"] == "generation"]
             rows_out += [{"source": "live", "metric": "prompt tokens/s (best)", "value": max(prompt_rates), "n": len(prompt_rates)},
@@ -197,6 +264,24 @@ def main(argv: list[str] | None = None) -> int:
         except BackendUnavailable as exc:
             failed = f"the live calls failed ({exc}); only the recorded calls are summarised"
             print(f"\n{failed}", flush=True)
+    if args.observe > 0:
+        import os
+
+        obs = observe_server(args.observe)
+        if obs is None:
+            print("\n(--observe needs GABA_LOCAL_URL pointing at a running `python -m gaba serve`)")
+        else:
+            obs["load_avg"] = os.getloadavg()[0]
+            print_table([obs], ["seconds", "requests", "prompts_seen", "prompt_tokens", "prompt_tok_s",
+                                "gen_tokens", "gen_tok_s", "load_avg"],
+                        "observed on the shared server (other clients' requests)")
+            for key, metric, n in (("prompt_tok_s", "prompt tokens/s (observed)", obs["prompts_seen"]),
+                                   ("gen_tok_s", "generation tokens/s (observed)", obs["gen_tokens"])):
+                if obs[key]:
+                    rows_out.append({"source": "observed", "metric": metric, "value": obs[key], "n": n})
+            rows_out.append({"source": "observed", "metric": "load average while observing (1 min)",
+                             "value": obs["load_avg"], "n": 1})
+            write_csv([obs], out / "model_observed.csv")
     summary, docs = recorded(args.cache_dir)
     if summary:
         print_table(summary, ["group", "calls", "prompt_tokens", "completion_tokens", "median_s", "answer_tok_s"],

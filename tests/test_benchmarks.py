@@ -157,3 +157,12 @@ def test_model_throughput_survives_an_unreachable_server(scripted, tmp_path, mon
     assert mt.main(["--repeat", "1", "--gen-tokens", "8", "--out", str(tmp_path)]) == 1
     assert "the live calls failed" in capsys.readouterr().out
     assert (tmp_path / "model_throughput.csv").is_file()
+
+
+def test_observing_needs_a_shared_server(tmp_cache, monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("GABA_LOCAL_URL", raising=False)
+    config.reload()
+    mt = load_script("model_throughput")
+    assert mt.observe_server(0.1) is None
+    assert mt.main(["--no-live", "--observe", "0.1", "--out", str(tmp_path)]) == 0
+    assert "--observe needs GABA_LOCAL_URL" in capsys.readouterr().out
