@@ -128,9 +128,9 @@ COMMUNITY_SUMMARY_PROMPT = """Facts about one group of connected entities:
 Sentences the facts come from:
 {evidence}
 
-Give the group a short title (at most six words) that names its industry or theme, and a
-summary of two sentences: who the main entities are and how they are connected.
-Use only the facts and sentences above."""
+Give the group a short title (at most six words) that names its industry or business theme
+rather than its company names, and a summary of two sentences: who the main entities are and
+how they are connected. Use only the facts and sentences above."""
 
 #: JSON schema of the community summary reply.
 COMMUNITY_SUMMARY_SCHEMA = {
