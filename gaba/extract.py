@@ -311,7 +311,9 @@ def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
     """The document sentence the model's evidence was copied from, or None.
 
     Exact copies and copies with small edits (similarity >= 90) match; so does a shortened
-    copy whose words (at least four) all but one in ten come from a single sentence.
+    or reworded copy of at least four words of which nine in ten occur in a single sentence,
+    comparing words by their first five letters (a crude stemmer: "acquired" and "acquisition"
+    agree, "acquired" and "founded" do not).
     """
     ev = re.sub(r"\s+", " ", evidence).strip()
     if not ev:
@@ -324,10 +326,10 @@ def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
     best = max(sentences, key=lambda s: fuzz.ratio(ev, s), default=None)
     if best is not None and fuzz.ratio(ev, best) >= 90:
         return best
-    words = _tokens(ev)
+    words = [w[:5] for w in _tokens(ev)]
     if len(words) >= 4:
         def share(s: str) -> float:
-            have = set(_tokens(s))
+            have = {w[:5] for w in _tokens(s)}
             return sum(w in have for w in words) / len(words)
 
         best = max(sentences, key=share)
@@ -345,8 +347,8 @@ def validate_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], 
       (not pronouns such as "the company"), each written as a proper name (capitalised) in
       the document, so "Hotels and retailers" made from "hotels and retailers" is refused;
     - its evidence is a sentence of the document: an exact copy, a copy with small edits, or a
-      shortened copy whose words come from one sentence (the document's own sentence is
-      stored, never the model's version);
+      shortened or reworded copy whose words come from one sentence (the document's own
+      sentence is stored, never the model's version);
     - that sentence mentions both the subject and the object (:func:`mentions`).
 
     A person relation (:data:`PERSON_RELATIONS`) written backwards - a company as subject and

@@ -327,3 +327,11 @@ def test_common_nouns_capitalised_by_the_model_are_not_names():
             fact("The utility agreed.", "Utility", "RELATED_TO", "Northwind", verb="agreed")]
     kept, rejected = validate_triples(recs, doc)
     assert kept == [] and [r.reason for r in rejected] == ["subject or object is not a name in the text"] * 2
+
+
+def test_reworded_evidence_is_matched_by_word_stems():
+    doc = {"id": "n", "text": "Northwind Systems has completed its acquisition of Orchard Software, a "
+                              "maker of tools. The deal was announced in January."}
+    kept, _ = validate_triples([fact("Northwind Systems acquired Orchard Software.", "Northwind Systems",
+                                     "ACQUIRED", "Orchard Software")], doc)
+    assert kept and kept[0].evidence.startswith("Northwind Systems has completed")
