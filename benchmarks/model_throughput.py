@@ -190,7 +190,9 @@ def recorded(cache_dir=None) -> tuple[list[dict], list[dict]]:
     entries = [e for e in cache_entries(cache_dir=cache_dir) if e["seconds"] > 0]
     groups: dict[str, list[dict]] = {}
     for e in entries:
-        groups.setdefault(e["purpose"].split(":")[0].split("(")[0].strip() or "?", []).append(e)
+        name = "extraction" if "extract" in e["purpose"].lower() else \
+            e["purpose"].split(":")[0].split("(")[0].strip() or "?"
+        groups.setdefault(name, []).append(e)
     summary = []
     for name, es in sorted(groups.items()):
         summary.append({"group": name, "calls": len(es),
