@@ -495,7 +495,7 @@ def final_answer(reply: str) -> str:
 
     Examples
     --------
-    >>> final_answer("Facts used: A supplies B.\nAnswer: Voltaic Dynamics.")
+    >>> final_answer("Facts used: A supplies B.\\nAnswer: Voltaic Dynamics.")
     'Voltaic Dynamics.'
     >>> final_answer("Voltaic Dynamics.")
     'Voltaic Dynamics.'
