@@ -596,7 +596,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None) -> dict[str,
     exactly one longer name is too ("Voss" -> "Mara Voss"). The longer names come from
     ``names`` and from the capitalised names of ``documents`` (:func:`capitalised_names`),
     which also contribute the short forms the texts use. A name matching two different
-    entities ("Pacific" with "Pacific Crest Logistics" and "Pacific Bank") stays itself.
+    entities ("Pacific" with "Pacific Crest Logistics" and "Pacific Bank") stays itself, and
+    so does a name made only of organisation words (:data:`ORG_WORDS`, e.g. "Motors").
 
     Parameters
     ----------
@@ -640,7 +641,7 @@ def reconcile_entities(names: Iterable[str], documents: Any = None) -> dict[str,
     canon: dict[str, str] = {}
     for k in order:
         t = toks[k]
-        if not t:
+        if not t or all(w in ORG_WORDS for w in t):   # "Motors" alone names no one
             canon[k] = k
             continue
         longer = [c for c in canon if len(toks[c]) > len(t)]
@@ -1030,11 +1031,13 @@ def draw_knowledge_graph(G, *, ax=None, highlight: Sequence[tuple[str, str]] = (
                                arrows=True, arrowsize=12, node_size=260)
     nx.draw_networkx_labels(G, pos, ax=ax, font_size=8,
                             labels={n: n.replace(" ", "\n", 1) if len(n) > 14 else n for n in G})
-    labels = {}
+    labels: dict[tuple, list[str]] = {}     # one label per pair of nodes, both directions
+    first: dict[frozenset, tuple] = {}
     for u, v, d in G.edges(data=True):
-        labels.setdefault((u, v), []).append(d.get("relation", ""))
+        pair = first.setdefault(frozenset((u, v)), (u, v))
+        labels.setdefault(pair, []).append(d.get("relation", ""))
     nx.draw_networkx_edge_labels(G, pos, ax=ax, font_size=6, font_color="#57606a",
-                                 edge_labels={k: "\n".join(sorted(v)) for k, v in labels.items()},
+                                 edge_labels={k: "\n".join(sorted(set(v))) for k, v in labels.items()},
                                  rotate=False, bbox={"alpha": 0})
     ax.set_axis_off()
     ax.margins(0.08)

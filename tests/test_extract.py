@@ -111,6 +111,7 @@ def test_reconcile_short_forms_and_ambiguity():
     assert table["Pacific Crest"] == "Pacific Crest Logistics"
     assert table["Pacific"] == "Pacific"            # two candidates: left alone
     assert table["Pacific Bank"] == "Pacific Bank"
+    assert reconcile_entities(["Motors", "Kestrel Motors"])["Motors"] == "Motors"
 
 
 def test_reconcile_uses_long_forms_from_the_documents():
