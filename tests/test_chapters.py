@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+_TOC = set(re.findall(r"file:\s*(\S+)", (ROOT / "_toc.yml").read_text(encoding="utf-8")))
+# The book's notebooks are the ones _toc.yml lists; a notebook outside it is a draft.
 CHAPTERS = sorted(p for p in (ROOT / "chapters").rglob("*.ipynb")
-                  if ".ipynb_checkpoints" not in p.parts)
+                  if ".ipynb_checkpoints" not in p.parts
+                  and str(p.relative_to(ROOT).with_suffix("")) in _TOC)
 # Labs are workbooks with their own shape (tasks + a checker), not chapters.
 BOOK_CHAPTERS = [p for p in CHAPTERS if "labs" not in p.parts]
 
