@@ -11,6 +11,7 @@ def tmp_cache(tmp_path, monkeypatch):
     """Point the LLM and embedding caches at a temporary folder (and re-read the settings)."""
     monkeypatch.setenv("GABA_CACHE_DIR", str(tmp_path / "llm-cache"))
     monkeypatch.setenv("GABA_EMBED_CACHE", str(tmp_path / "embed-cache"))
+    monkeypatch.setenv("GABA_KG_CACHE", str(tmp_path / "kg-cache"))
     monkeypatch.delenv("GABA_OFFLINE", raising=False)
     config.reload()
     llm.reset_stats()
