@@ -56,7 +56,8 @@ __all__ = [
     "ABSTAIN", "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
     "find_entities", "resolve_entity", "gather_facts", "gather_facts_by_hop", "fact_evidence",
     "fact_sentence", "answer_prompt", "flat_prompt", "final_answer", "graph_rag", "flat_retrieve", "flat_rag", "is_abstention",
-    "shortest_connection", "route_question", "hop_table", "traversal_seconds",
+    "shortest_connection", "route_question", "hop_table", "traversal_seconds", "asked_relations",
+    "missing_relations",
 ]
 
 
@@ -544,6 +545,55 @@ def _link(question: str, G, linking: str) -> list[str]:
     return names
 
 
+#: Question words naming a relation of the extraction vocabulary that :data:`gaba.rank.RELATION_CUES`
+#: does not cover (relation -> word starts, matched at a word boundary).
+EXTRA_RELATION_CUES = {"BANKS": ("bank", "lend", "loan", "refinanc", "credit line")}
+
+
+def asked_relations(question: str, G=None) -> set[str]:
+    """The relation types a question names by its words ("competes" -> ``COMPETES_WITH``).
+
+    Uses the cue words of :func:`gaba.rank.relation_cues` plus :data:`EXTRA_RELATION_CUES`.
+    With ``G``, the graph's entity names are removed first, so "Granite Bank" is a name, not a
+    question about banking.
+
+    Examples
+    --------
+    >>> sorted(asked_relations("Who competes with Kestrel Motors' battery supplier?"))
+    ['COMPETES_WITH', 'SUPPLIES_TO']
+    >>> sorted(asked_relations("Through which companies is Tidewater Hotels connected to Bluepeak Robotics?"))
+    []
+    """
+    from .rank import relation_cues
+
+    text = _norm(question)
+    if G is not None:
+        table = _name_table(G)
+        for surface in sorted(table, key=lambda t: (-len(t), t)):
+            if surface:
+                text = re.sub(r"(?<!\w)" + re.escape(surface) + r"(?!\w)", " ", text)
+    asked = set(relation_cues(text))
+    for rel, cues in EXTRA_RELATION_CUES.items():
+        if re.search(r"\b(?:" + "|".join(re.escape(c) for c in cues) + ")", text):
+            asked.add(rel)
+    return asked
+
+
+def missing_relations(question: str, facts: Iterable[tuple[str, str, str]], G=None) -> set[str]:
+    """The relations a question asks about that none of the facts has (``BUYS_FROM`` counts as
+    ``SUPPLIES_TO``). A non-empty result means the facts cannot answer the question.
+
+    Examples
+    --------
+    >>> missing_relations("Who is the chief executive of Voltaic Dynamics?",
+    ...                   [("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works")])
+    {'CEO_OF'}
+    """
+    inverse = {"BUYS_FROM": "SUPPLIES_TO"}
+    present = {inverse.get(r, r) for _, r, _ in facts}
+    return asked_relations(question, G) - present
+
+
 def _no_entity_answer(G) -> str:
     names = sorted(str(n) for n in G.nodes)
     shown = ", ".join(names[:12]) + (f", and {len(names) - 12} more" if len(names) > 12 else "")
@@ -552,8 +602,8 @@ def _no_entity_answer(G) -> str:
 
 
 def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = None, rank: str = "combined",
-              linking: str = "exact", temperature: float = 0.0, seed: int = 0,
-              max_tokens: int = 200) -> tuple[str, list[tuple[str, str, str]]]:
+              linking: str = "exact", check_relations: bool = True, temperature: float = 0.0,
+              seed: int = 0, max_tokens: int = 200) -> tuple[str, list[tuple[str, str, str]]]:
     """Answer a question from the facts around its entities, with one model call.
 
     Steps: find the question's entities (:func:`find_entities`, or :mod:`gaba.link` when
@@ -576,6 +626,12 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = None, ran
         Ranking method passed to ``rank_facts`` when ``budget`` is set.
     linking : str
         ``"exact"`` (name and alias matching) or a method of :func:`gaba.link.link_entities`.
+    check_relations : bool
+        Before calling the model, check that every relation the question names ("competes",
+        "chief executive", "acquired"...; :func:`asked_relations`) occurs among the facts; if
+        one does not, abstain without a model call (:func:`missing_relations`). Small models
+        rarely abstain on their own: asked for the chief executive of a company whose facts
+        name none, they name some entity from the context instead.
     temperature, seed, max_tokens
         Sampling settings of the answering call (each combination is its own cache entry).
 
@@ -619,6 +675,12 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = None, ran
     facts_sorted = sorted(facts)
     if not facts_sorted:
         return (f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}.", [])
+    if check_relations:
+        missing = missing_relations(question, facts_sorted, G)
+        if missing:
+            return (f"{ABSTAIN}: the question asks about {', '.join(sorted(missing))}, and none of the "
+                    f"{len(facts_sorted)} facts within {hops} hops of {', '.join(entities)} has that "
+                    "relation.", facts_sorted)
     system, user = answer_prompt(question, facts_sorted, fact_evidence(G, facts_sorted))
     from .llm import call_llm
 

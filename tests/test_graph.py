@@ -265,6 +265,7 @@ def test_hooks_for_linking_and_ranking(G, scripted, monkeypatch):
         return sorted(facts)[:budget]
 
     rank.rank_facts = rank_facts
+    rank.relation_cues = lambda question: set()
     monkeypatch.setitem(sys.modules, "gaba.link", link)
     monkeypatch.setitem(sys.modules, "gaba.rank", rank)
     import gaba
@@ -348,3 +349,22 @@ def test_injected_instruction_in_a_document_is_not_followed(monkeypatch):
         monkeypatch.undo()
         config.reload()
     assert "acme" not in answer.lower(), answer
+
+
+def test_asked_and_missing_relations(G):
+    assert gg.asked_relations("Who competes with Kestrel Motors' battery supplier?") == {"COMPETES_WITH", "SUPPLIES_TO"}
+    assert gg.asked_relations("Which bank lends money to Kestrel?") == {"BANKS"}
+    H = G.copy()
+    H.add_node("Granite Bank", aliases=["Granite"])
+    assert gg.asked_relations("Who sits on the board of Granite Bank?", H) == {"BOARD_MEMBER_OF"}
+    assert gg.missing_relations("Who supplies Tidewater?", [("Tidewater", "BUYS_FROM", "Northwind")]) == set()
+    assert gg.missing_relations("Who is the CEO of Kestrel?", [("A", "SUPPLIES_TO", "Kestrel")]) == {"CEO_OF"}
+
+
+def test_graph_rag_abstains_without_a_call_when_the_asked_relation_is_absent(G, scripted):
+    answer, facts = gg.graph_rag("Who is the chief executive of Voltaic Dynamics?", G)
+    assert scripted.requests == [] and gg.is_abstention(answer) and "CEO_OF" in answer
+    assert facts == sorted(gg.gather_facts(G, ["Voltaic Dynamics"], 2))
+    scripted.replies.append("Answer: Voltaic Dynamics")
+    answer, _ = gg.graph_rag("Who is the chief executive of Voltaic Dynamics?", G, check_relations=False)
+    assert answer == "Voltaic Dynamics" and len(scripted.requests) == 1
