@@ -64,8 +64,10 @@ class Community:
         return len(self.nodes)
 
 
-def _projection(G):
+def undirected_projection(G):
     """Undirected simple graph with ``weight`` = number of edges between two nodes (self-loops dropped).
+
+    This is the graph Louvain runs on (and :func:`draw_communities` lays out).
 
     Nodes and edges are inserted in sorted order so that Louvain, whose sweep order follows
     the graph's insertion order, gives the same partition for the same seed.
@@ -149,7 +151,7 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
         raise ValueError(f"levels must be a positive int or None (all levels), not {levels!r}.")
     if G.number_of_nodes() == 0:
         raise NoCommunities("The graph is empty: build it first (gaba.graph.build_knowledge_graph).")
-    H = _projection(G)
+    H = undirected_projection(G)
     if H.number_of_edges() == 0:
         raise NoCommunities(
             f"The graph has {G.number_of_nodes()} nodes and no edges between distinct nodes, so "
@@ -212,6 +214,28 @@ def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, 
             rel = str(data.get("relation") or key or "RELATED_TO")
             facts.add((str(u), rel, str(v), str(data.get("evidence") or "")))
     return sorted(facts)
+
+
+def community_documents(G, community: Community | Sequence[str]) -> list[str]:
+    """Sorted ids of the documents behind the community's internal edges (``doc_id`` and ``sources``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_edge("Ann", "Acme", key="CEO_OF", relation="CEO_OF", doc_id="n2", sources=[["n1", "s"]])
+    'CEO_OF'
+    >>> community_documents(G, ["Acme", "Ann"])
+    ['n1', 'n2']
+    """
+    nodes = set(community.nodes if isinstance(community, Community) else community)
+    docs = set()
+    for u, v, data in G.edges(data=True):
+        if u in nodes and v in nodes and u != v:
+            if data.get("doc_id"):
+                docs.add(str(data["doc_id"]))
+            docs.update(str(src[0]) for src in data.get("sources") or [] if src)
+    return sorted(docs)
 
 
 def community_prompt(G, community: Community, *, max_facts: int = 40) -> str:
@@ -633,7 +657,7 @@ def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int 
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 6.5))
     chosen = [c for c in communities if c.level == level]
-    H = _projection(G)
+    H = undirected_projection(G)
     pos = nx.spring_layout(H, seed=seed, k=1.6 / max(1, H.number_of_nodes()) ** 0.5)
     cmap = plt.get_cmap("tab10" if len(chosen) <= 10 else "tab20")
     nx.draw_networkx_edges(H, pos, ax=ax, edge_color="#999999", width=0.8, alpha=0.7)

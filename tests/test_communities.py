@@ -252,3 +252,10 @@ def test_draw_communities(two_clusters):
     ax = cm.draw_communities(two_clusters, comms, labels={"c0": "Acme group"})
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert texts[0].startswith("c0 (3): Acme group") and len(texts) == 2
+
+
+def test_community_documents(two_clusters):
+    two_clusters.edges["Ann", "Acme", "CEO_OF"]["sources"] = [["d", "x"], ["e", "y"]]
+    c0, c1 = detect_communities(two_clusters)
+    assert cm.community_documents(two_clusters, c0) == ["d", "e"]
+    assert cm.community_documents(two_clusters, ["Lonely"]) == []
