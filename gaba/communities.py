@@ -666,7 +666,10 @@ def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int 
         nx.draw_networkx_nodes(H, pos, nodelist=list(c.nodes), ax=ax, node_size=160,
                                node_color=[cmap(i % cmap.N)], edgecolors="white",
                                label=f"{c.id} ({len(c)}): {text}")
-    nx.draw_networkx_labels(H, pos, ax=ax, font_size=font_size,
+    ys = [y for _, y in pos.values()]
+    dy = 0.035 * ((max(ys) - min(ys)) or 1.0)        # labels sit just above their node
+    nx.draw_networkx_labels(H, {n: (x, y + dy) for n, (x, y) in pos.items()}, ax=ax,
+                            font_size=font_size, verticalalignment="bottom",
                             labels={n: n.replace(" ", "\n", 1) if len(n) > 14 else n for n in H})
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     ax.set_axis_off()
