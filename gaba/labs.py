@@ -278,7 +278,10 @@ def check_evaluate_lab(cases, results, *, graph, rates=None, min_trials: int = 3
             if suspicious:
                 hint = (f"graph_rag answered it in {len(grounded)} of {len(rows)} trials with an entity "
                         f"from the gathered facts (e.g. {grounded[0][:80]!r}): the graph may well answer "
-                        "this question - ask about a fact the corpus never states")
+                        "this question - ask about a fact the corpus never states. If the corpus really "
+                        "never states it, the model made an answer out of a neighbouring fact (print the "
+                        "facts it was given): that is a failure to abstain worth reporting, but it makes "
+                        "a poor control question")
             checks.append(Check(f"not answerable from the graph: {c.question!r}", not suspicious, hint))
 
     if len(results):
