@@ -36,7 +36,7 @@ test: setup chromium
 
 # JupyterLab in the project's environment, opened on the chapters.
 lab: setup
-	$(BIN)/jupyter lab chapters/
+	$(BIN)/jupyter lab chapters/ $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 bench: setup
 	$(BIN)/python benchmarks/run_all.py
