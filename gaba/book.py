@@ -1,4 +1,4 @@
-"""Helpers for the book's notebooks.
+"""Helpers for the book's notebooks (used by every chapter; no chapter teaches them).
 
 The chapters put computed values into their prose with MyST-NB's ``{glue:}`` role. A glued
 Python string would be shown through its ``repr``, in quotes (``'10/15 = 0.67'``);

@@ -2,6 +2,7 @@
 
 Every error says what went wrong and what to do about it. All derive from
 :class:`GabaError`, so ``except gaba.errors.GabaError`` catches any of them.
+Taught where each is raised; the Preface shows the offline ``CacheMiss``.
 """
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 Prompts are written for the small default model (Qwen2.5-Coder-1.5B-Instruct): short, plain,
 one task each, JSON schemas with enums where the answer is a choice. Changing a template changes
-the cache key of every call that uses it (a deliberate cache miss).
+the cache key of every call that uses it (a deliberate cache miss). Taught in chapter "From text to
+a knowledge graph" (extraction) and chapter "Graph RAG and multi-hop reasoning" (answering).
 
 Sections, one per module that uses them: extraction (gaba.extract), answering (gaba.graph),
 paths (gaba.paths / gaba.store pipeline), communities and routing (gaba.communities),
