@@ -4,7 +4,6 @@ from __future__ import annotations
 import warnings
 
 import networkx as nx
-import numpy as np
 import pytest
 
 from gaba import link
