@@ -51,7 +51,7 @@ Z95 = 1.959963984540054
 
 __all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "pass_rates",
            "answer_abstain_rates", "plot_pass_rates", "evidence_recall", "context_tokens",
-           "take_within_budget", "budget_recall", "retrieval_summary",
+           "take_within_budget", "budget_recall", "rag_systems", "retrieval_summary",
            "plot_retrieval", "context_evidence", "format_rate", "format_rates"]
 
 
@@ -196,6 +196,32 @@ def _split_output(out: Any) -> tuple[str, Any]:
     if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], str):
         return out[0], out[1]
     raise TypeError(f"a system must return a string or (answer, context), got {type(out).__name__}")
+
+
+def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2) -> dict[str, Callable]:
+    """The two systems the book compares, ready for :func:`run_eval`.
+
+    ``"flat RAG (top-k)"`` is :func:`gaba.graph.flat_rag` with ``k`` documents and
+    ``"graph RAG (h hops)"`` is :func:`gaba.graph.graph_rag` over ``G`` with ``hops`` hops; each
+    takes ``(question, seed, temperature)``. Pass ``k=None`` or ``hops=None`` to leave one out.
+
+    Examples
+    --------
+    >>> list(rag_systems(k=2, hops=None))
+    ['flat RAG (top-2)']
+    """
+    from .graph import flat_rag, graph_rag
+
+    systems: dict[str, Callable] = {}
+    if k is not None:
+        systems[f"flat RAG (top-{k})"] = lambda q, seed, temperature: flat_rag(
+            q, k=k, temperature=temperature, seed=seed)
+    if hops is not None:
+        if G is None:
+            raise ValueError("rag_systems needs the knowledge graph G for the graph RAG system")
+        systems[f"graph RAG ({hops} hops)"] = lambda q, seed, temperature: graph_rag(
+            q, G, hops=hops, temperature=temperature, seed=seed)
+    return systems
 
 
 def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: int = 3,

@@ -391,3 +391,23 @@ def test_format_rates():
     assert wide.loc["two-hop", "flat"].startswith("0/4 = 0.00")
     long = format_rates(s)
     assert list(long.columns) == ["system", "kind", "k/n = rate [95% interval]"]
+
+
+def test_rag_systems_names_and_calls(monkeypatch):
+    import networkx as nx
+
+    from gaba import evaluate, graph
+
+    calls = []
+    monkeypatch.setattr(graph, "flat_rag", lambda q, k, temperature, seed: calls.append(("flat", k, temperature, seed)) or "A")
+    monkeypatch.setattr(graph, "graph_rag",
+                        lambda q, G, hops, temperature, seed: calls.append(("graph", hops, temperature, seed)) or ("B", []))
+    G = nx.MultiDiGraph()
+    systems = evaluate.rag_systems(G, k=2, hops=3)
+    assert list(systems) == ["flat RAG (top-2)", "graph RAG (3 hops)"]
+    systems["flat RAG (top-2)"]("q", 4, 0.7)
+    systems["graph RAG (3 hops)"]("q", 1, 0.7)
+    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1)]
+    assert list(evaluate.rag_systems(k=5, hops=None)) == ["flat RAG (top-5)"]
+    with pytest.raises(ValueError, match="needs the knowledge graph"):
+        evaluate.rag_systems(k=None, hops=2)
