@@ -5,6 +5,7 @@ import warnings
 
 import networkx as nx
 import pytest
+from _fakes import fake_embed as _fake_embed
 
 from gaba import link
 from gaba.link import Links, LinkingCapped, Match, link_entities, merge_equivalent_nodes, normalize_name
@@ -33,8 +34,6 @@ def news():
         ("Kestrel Capital", "INVESTS_IN", "Northwind Systems"),
     ], aliases={"Kestrel Motors": ["Kestrel"], "Aurora Cell Works": ["Aurora"]})
 
-
-from _fakes import fake_embed as _fake_embed  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- tiers

@@ -6,12 +6,11 @@ import time
 import networkx as nx
 import numpy as np
 import pytest
+from _fakes import fake_embed as _fake_embed
 
 from gaba import embed
 from gaba.rank import METHODS, rank_facts, relation_cues, relation_score, score_facts
 
-
-from _fakes import fake_embed as _fake_embed  # noqa: E402
 
 
 @pytest.fixture
