@@ -34,6 +34,11 @@ import html
 import json
 from typing import Any
 
+#: Size guard: a graph with more entities or facts than this is shown as the excerpt nearest to
+#: the starting entity, with a visible note (the page would otherwise carry every entity's reach).
+MAX_NODES = 200
+MAX_FACTS = 800
+
 #: The hop explorer's JavaScript. ``renderHopExplorer(el, data, state, onChange)`` draws into
 #: ``el``; the static page and the anywidget front end both call it.
 _JS_RENDERER = r"""
@@ -41,9 +46,11 @@ function renderHopExplorer(el, data, state, onChange) {
   const NS = "http://www.w3.org/2000/svg";
   const HOP_COLORS = ["#1f2328", "#0969da", "#bf3989", "#9a6700", "#1a7f37", "#8250df", "#cf222e"];
   const maxHops = data.max_hops;
-  const byName = {};
+  const byName = Object.create(null);
   data.nodes.forEach((n, i) => { byName[n.name] = i; });
-  el.innerHTML = "";
+  // Every name, relation and evidence string is data: it is only ever set as text
+  // (textContent, attribute values, option values), never parsed as HTML.
+  el.replaceChildren();
   el.classList.add("hop-explorer");
 
   const controls = document.createElement("div");
@@ -134,6 +141,13 @@ function renderHopExplorer(el, data, state, onChange) {
   const list = document.createElement("ol");
   list.className = "facts";
   side.append(summary, list);
+  if (data.truncated) {
+    const note = document.createElement("p");
+    note.className = "hx-note";
+    note.setAttribute("role", "note");
+    note.textContent = data.truncated.note;
+    side.prepend(note);
+  }
 
   const body = document.createElement("div");
   body.className = "hx-body";
@@ -141,10 +155,11 @@ function renderHopExplorer(el, data, state, onChange) {
   el.append(controls, body);
 
   function draw() {
+    if (!Object.prototype.hasOwnProperty.call(data.reach, state.entity)) state.entity = data.default_entity;
     const entity = state.entity, hops = state.hops;
     const reach = data.reach[entity];
     select.value = entity;
-    const nodeHop = {}; nodeHop[entity] = 0;
+    const nodeHop = Object.create(null); nodeHop[entity] = 0;
     for (let h = 1; h <= hops; h++) (reach.nodes[h] || []).forEach(i => { nodeHop[data.nodes[i].name] = h; });
     const factHop = {};
     for (let h = 1; h <= hops; h++) (reach.facts[h - 1] || []).forEach(i => { factHop[i] = h; });
@@ -165,7 +180,7 @@ function renderHopExplorer(el, data, state, onChange) {
       line.setAttribute("stroke-width", h === undefined ? 1 : 2.6);
       line.setAttribute("marker-end", `url(#${data.uid}-arrow-${h === undefined ? 0 : h})`);
     });
-    list.innerHTML = "";
+    list.replaceChildren();
     let total = 0;
     const counts = [];
     for (let h = 1; h <= hops; h++) {
@@ -224,6 +239,7 @@ _CSS = """
 .hop-explorer svg.hx-graph{flex:3 1 420px;min-width:300px;max-height:520px;background:#fbfcfd;border-radius:4px}
 .hop-explorer .hx-side{flex:2 1 240px;max-height:520px;overflow-y:auto}
 .hop-explorer .hx-summary{margin:0 0 4px 0}
+.hop-explorer .hx-note{margin:0 0 4px 0;padding:2px 6px;background:#fff8c5;border:1px solid #d4a72c;border-radius:4px}
 .hop-explorer ol.facts{list-style:none;margin:0;padding:0}
 .hop-explorer li.fact,.hop-explorer li.hop-head{border-left:4px solid #ccc;padding:1px 6px;margin:1px 0}
 .hop-explorer li.hop-head{font-weight:600;margin-top:6px}
@@ -268,8 +284,46 @@ def _place_labels(nodes: list[dict], width: int, height: int, *, char_w: float =
         boxes.append(box)
 
 
+def _excerpt(G, entity: str, max_nodes: int, max_facts: int):
+    """The entities nearest to ``entity`` (breadth-first, ties by name) and the edges among them,
+    adding entities while both stay within ``max_nodes`` and ``max_facts``."""
+    from collections import deque
+
+    directed = G.is_directed()
+
+    def nbrs(n):
+        out = set(G.successors(n)) | set(G.predecessors(n)) if directed else set(G.neighbors(n))
+        return sorted(out, key=str)
+
+    def edges_between(a, b):
+        if a == b:
+            return G.number_of_edges(a, a)
+        return G.number_of_edges(a, b) + (G.number_of_edges(b, a) if directed else 0)
+
+    kept = {entity}
+    facts = edges_between(entity, entity)
+    queue = deque([entity])
+    seen = {entity}
+    full = False
+    while queue and not full:
+        n = queue.popleft()
+        for m in nbrs(n):
+            if m in seen:
+                continue
+            seen.add(m)
+            extra = edges_between(m, m) + sum(edges_between(m, k) for k in kept)
+            if len(kept) + 1 > max_nodes or facts + extra > max_facts:
+                full = True
+                break
+            kept.add(m)
+            facts += extra
+            queue.append(m)
+    return G.subgraph(kept).copy()
+
+
 def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int = 7,
-                  width: int = 640, height: int = 460) -> dict[str, Any]:
+                  width: int = 640, height: int = 460, max_nodes: int | None = None,
+                  max_facts: int | None = None) -> dict[str, Any]:
     """Everything the hop explorer displays, as JSON-ready data (layout and traversal from Python).
 
     Parameters
@@ -282,12 +336,17 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
         The deepest hop the buttons reach (1 to 6).
     seed : int
         Seed of ``networkx.spring_layout``, so the picture is the same on every build.
+    max_nodes, max_facts : int, optional
+        Size guard (default :data:`MAX_NODES` and :data:`MAX_FACTS`). A larger graph is shown as
+        the excerpt of entities nearest to ``entity`` within both caps, and the figure says so.
 
     Returns
     -------
     dict
         ``nodes`` (name, x, y), ``facts`` (sorted triples), ``evidence``, and ``reach``: for each
         entity, the fact indices first gathered at each hop and the node indices first reached.
+        ``truncated`` is None, or (for an excerpt) the counts shown and in the graph plus a
+        ``note`` the figure displays.
     """
     import networkx as nx
 
@@ -301,6 +360,23 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     if entity is None:
         entity = max(names, key=lambda n: (G.degree(n), [-ord(ch) for ch in n]))
     entity = resolve_entity(G, entity)
+    max_nodes = MAX_NODES if max_nodes is None else max_nodes
+    max_facts = MAX_FACTS if max_facts is None else max_facts
+    for label, cap in (("max_nodes", max_nodes), ("max_facts", max_facts)):
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+            raise ValueError(f"{label} must be a positive integer, not {cap!r}")
+    truncated = None
+    total_nodes, total_facts = G.number_of_nodes(), G.number_of_edges()
+    if total_nodes > max_nodes or total_facts > max_facts:
+        G = _excerpt(G, entity, max_nodes, max_facts)
+        names = sorted(str(n) for n in G.nodes)
+        shown_nodes, shown_facts = G.number_of_nodes(), G.number_of_edges()
+        truncated = {
+            "nodes": shown_nodes, "total_nodes": total_nodes,
+            "facts": shown_facts, "total_facts": total_facts,
+            "note": (f"Large graph: showing the {shown_nodes} of {total_nodes} entities nearest to "
+                     f"{entity} and the {shown_facts} of {total_facts} facts among them (caps: "
+                     f"{max_nodes} entities, {max_facts} facts). Counts are within this excerpt.")}
     U = nx.Graph()
     U.add_nodes_from(names)
     U.add_edges_from((str(u), str(v)) for u, v in G.edges())
@@ -340,15 +416,31 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     evidence = [" ".join(fact_evidence(G, [f])) for f in facts]
     words = sum(len(fact_sentence(f).split()) for f in facts) / max(len(facts), 1)
     uid = "hx-" + hashlib.sha256(json.dumps([names, facts, entity]).encode()).hexdigest()[:10]
-    return {"uid": uid, "width": width, "height": height, "max_hops": max_hops,
-            "default_entity": entity, "nodes": nodes, "facts": [list(f) for f in facts],
-            "evidence": evidence, "reach": reach, "tokens_per_fact": round(words * 1.3, 3)}
+    out = {"uid": uid, "width": width, "height": height, "max_hops": max_hops,
+           "default_entity": entity, "nodes": nodes, "facts": [list(f) for f in facts],
+           "evidence": evidence, "reach": reach, "tokens_per_fact": round(words * 1.3, 3)}
+    if truncated is not None:
+        out["truncated"] = truncated
+    return out
+
+
+#: Characters escaped in the embedded JSON, so no text can end the ``<script>`` element, open an
+#: HTML comment or break a JavaScript string: the result is still plain JSON for ``JSON.parse``.
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                   "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _script_json(data: Any) -> str:
-    """JSON safe inside an HTML <script> element."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True).replace("</", "<\\/") \
-        .replace("<!--", "<\\!--")
+    """JSON safe inside an HTML ``<script type="application/json">`` element.
+
+    ``<``, ``>``, ``&`` and U+2028/U+2029 can only occur inside JSON strings, where their
+    ``\\uXXXX`` escapes mean the same characters, so ``JSON.parse`` restores the exact text.
+
+    >>> _script_json({"n": "</script><!--&"})
+    '{"n": "\\\\u003c/script\\\\u003e\\\\u003c!--\\\\u0026"}'
+    """
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return "".join(_SCRIPT_ESCAPES.get(ch, ch) for ch in text)
 
 
 def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: int = 3,
@@ -364,7 +456,6 @@ def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: 
     fallback = "".join(
         f'<li class="fact" data-hop="{h + 1}">{html.escape(" ".join(data["facts"][i]))}</li>'
         for h in range(hops) for i in first[h])
-    state = {"entity": data["default_entity"], "hops": hops}
     return (
         f'<div class="hop-explorer" id="{uid}" data-default-entity="{html.escape(data["default_entity"])}">'
         f'<noscript><p>Facts within {hops} hop(s) of {html.escape(data["default_entity"])}:</p>'
@@ -375,7 +466,8 @@ def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: 
         f"{_JS_RENDERER}\n"
         f'const el = document.getElementById("{uid}");\n'
         f'const data = JSON.parse(document.getElementById("{uid}-data").textContent);\n'
-        f"renderHopExplorer(el, data, {json.dumps(state)}, null);\n"
+        # only the element id (hex) and an integer are written into the code itself
+        f"renderHopExplorer(el, data, {{entity: data.default_entity, hops: {int(hops)}}}, null);\n"
         "})();</script>"
     )
 
