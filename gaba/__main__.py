@@ -7,6 +7,7 @@ Commands
 ``describe``           print the backend, model and cache in use
 ``build-graph PATH``   build a knowledge graph from a JSON file or a folder of .txt/.md files
 ``ask QUESTION``       answer a question with Graph RAG over the book's graph (or ``--graph FILE``)
+``cache verify``       check every recorded response (exit 1 listing the corrupt files)
 ``check-notebooks``    fail when a committed notebook carries outputs
 ``strip-notebooks``    remove outputs from every notebook under chapters/
 """
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("build-graph"); b.add_argument("path"); b.add_argument("--out", default=None)
     a = sub.add_parser("ask"); a.add_argument("question"); a.add_argument("--graph", default=None)
     a.add_argument("--hops", type=int, default=2); a.add_argument("--trace", action="store_true")
+    c = sub.add_parser("cache"); c.add_argument("action", choices=["verify"])
+    c.add_argument("--dir", default=None, help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
     sub.add_parser("check-notebooks")
     sub.add_parser("strip-notebooks")
     args = p.parse_args(argv)
@@ -73,6 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "describe":
         from .config import describe
         print(describe())
+    elif args.cmd == "cache":
+        from .llm import verify_cache
+        report = verify_cache(args.dir)
+        print(report)
+        for path, why in report.bad:
+            print(f"  {path}: {why}")
+        return 0 if report.ok else 1
     elif args.cmd == "check-notebooks":
         return 1 if check_notebooks() else 0
     elif args.cmd == "strip-notebooks":

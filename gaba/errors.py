@@ -44,3 +44,7 @@ class DocumentError(GabaError, ValueError):
 
 class StoreError(GabaError):
     """The graph database failed: not started, died, or a query timed out."""
+
+
+class CacheCorrupt(GabaError):
+    """A recorded response in the cache is unreadable, malformed, or does not match its key."""

@@ -5,7 +5,10 @@ Taught in the Preface. Every model call in the book goes through :func:`call_llm
 1. the request (backend, model identity, messages, JSON schema, parameters, seed) is turned
    into canonical JSON and hashed with sha256;
 2. if ``assets/llm-cache/<aa>/<hash>.json`` exists, its recorded response is returned
-   (``Response.cached`` is True) - this is how the book rebuilds in minutes with no key;
+   (``Response.cached`` is True) - this is how the book rebuilds in minutes with no key. The
+   entry is checked first (:func:`check_entry`: its shape, and its stored request re-hashed to
+   its key); a damaged or edited entry raises :class:`~gaba.errors.CacheCorrupt` naming the file,
+   and ``python -m gaba cache verify`` checks them all;
 3. otherwise the configured model is called (the embedded local model by default, or an
    OpenAI-compatible endpoint), the answer is written to the cache atomically, and returned.
    With ``GABA_OFFLINE=1`` a miss raises :class:`~gaba.errors.CacheMiss` instead.
@@ -32,8 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .config import LOCAL_MODEL_SHA256, get_settings
-from .errors import BackendUnavailable, CacheMiss, LLMOutputError
+from .config import LOCAL_MODEL_SHA256, ROOT, get_settings
+from .errors import BackendUnavailable, CacheCorrupt, CacheMiss, LLMOutputError
 
 #: Answers are capped so a looping small model cannot run forever.
 DEFAULT_MAX_TOKENS = 512
@@ -130,18 +133,145 @@ def cache_path(key: str) -> Path:
     return get_settings().cache_dir / key[:2] / f"{key}.json"
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when it is inside it (shorter messages)."""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def check_entry(path: str | Path, key: str | None = None) -> dict:
+    """Read one cache entry and check it; return it, or raise :class:`~gaba.errors.CacheCorrupt`.
+
+    The entry must be a JSON object of the current format whose ``response`` has a string
+    ``text``, whose ``key`` is the file's name, and whose stored ``request`` hashes (with
+    :func:`cache_key`) to that key, so an edited request or key is caught. (An edited
+    ``response`` cannot be told from a real one: the hash covers the request only; ``git diff``
+    on ``assets/llm-cache/`` shows such edits.)
+
+    Parameters
+    ----------
+    path : str or Path
+        The entry's file.
+    key : str, optional
+        The key it is read for (default: the one its file name says).
+    """
+    path = Path(path)
+    where = _shown(path)
+    fix = (f" Delete {where} to record the call again (or restore it: git checkout -- {where}); "
+           "`python -m gaba cache verify` checks the whole cache.")
+
+    def bad(why: str) -> CacheCorrupt:
+        return CacheCorrupt(f"corrupt cache entry {where}: {why}.{fix}")
+
+    expected = key or path.stem
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise bad(f"cannot be read ({exc.strerror or exc})") from exc
+    try:
+        entry = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        what = "empty" if not raw.strip() else "not valid JSON (truncated or edited?)"
+        raise bad(what) from exc
+    if not isinstance(entry, dict):
+        raise bad(f"holds a JSON {type(entry).__name__}, not an entry object")
+    missing = [f for f in ("format", "key", "request", "response") if f not in entry]
+    if missing:
+        raise bad(f"has no {', '.join(missing)} field")
+    if entry["format"] != CACHE_FORMAT:
+        raise bad(f"has format {entry['format']!r}; this version of gaba reads format {CACHE_FORMAT}")
+    if entry["key"] != expected:
+        raise bad(f"its key field {str(entry['key'])[:16]!r}... is not the key it is stored under "
+                  f"({expected[:16]}...)")
+    if path.parent.name != expected[:2]:
+        raise bad(f"it is in the folder {path.parent.name!r}, not {expected[:2]!r}")
+    request, response = entry["request"], entry["response"]
+    if not isinstance(request, dict) or not isinstance(response, dict):
+        raise bad("its request and response must be JSON objects")
+    if not isinstance(response.get("text"), str):
+        raise bad("its response has no text string")
+    if not isinstance(response.get("model", ""), str) or not isinstance(response.get("usage", {}), dict):
+        raise bad("its response model must be a string and usage an object")
+    if cache_key(request) != expected:
+        raise bad("its stored request does not hash to its key (the request was edited, or the "
+                  "file was copied from another entry)")
+    return entry
+
+
 def _read_cache(key: str) -> dict | None:
+    """The checked entry for ``key``; None when none is recorded; CacheCorrupt when it is bad."""
     path = cache_path(key)
     if not path.is_file():
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise CacheCorrupt(f"corrupt cache entry {_shown(path)}: not a regular file.")
         return None
+    return check_entry(path, key)
+
+
+@dataclasses.dataclass
+class CacheReport:
+    """What :func:`verify_cache` found."""
+
+    folder: Path
+    checked: int = 0
+    bad: list = dataclasses.field(default_factory=list)   # (path, reason) pairs
+
+    @property
+    def ok(self) -> bool:
+        return not self.bad
+
+    def __str__(self) -> str:
+        where = _shown(self.folder)
+        if self.ok:
+            return f"{self.checked} cache entries in {where}: all valid"
+        return f"{len(self.bad)} of {self.checked} cache entries in {where} are corrupt"
+
+
+def verify_cache(folder: str | Path | None = None) -> CacheReport:
+    """Check every entry of the response cache with :func:`check_entry`.
+
+    Temporary files of a write in progress (``.tmp-*``) are skipped.
+
+    Examples
+    --------
+    >>> str(verify_cache()).endswith("all valid")                       # doctest: +SKIP
+    True
+    """
+    folder = Path(folder) if folder is not None else get_settings().cache_dir
+    report = CacheReport(folder)
+    if not folder.is_dir():
+        raise CacheCorrupt(f"{_shown(folder)} is not a folder of recorded responses.")
+    for path in sorted(folder.rglob("*.json")):
+        if path.name.startswith("."):
+            continue
+        report.checked += 1
+        try:
+            check_entry(path)
+        except CacheCorrupt as exc:
+            reason = str(exc).split(": ", 1)[-1].split(". Delete ", 1)[0]
+            report.bad.append((path, reason))
+    return report
+
+
+def _umask() -> int:
+    """The process's umask (read without changing it where Linux allows)."""
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
-        if entry.get("key") != key or not isinstance(entry["response"]["text"], str):
-            raise ValueError("key mismatch or missing text")
-        return entry
-    except (ValueError, KeyError, TypeError, OSError):
-        # A corrupt entry (truncated, edited, wrong key) is treated as a miss and re-recorded.
-        return None
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _public_mode(path: str | os.PathLike) -> None:
+    """Give a file made by ``tempfile.mkstemp`` (mode 0600) the mode ``open()`` would: 0666 - umask."""
+    os.chmod(path, 0o666 & ~_umask())
 
 
 def _write_cache(key: str, request: dict, response: dict, purpose: str) -> None:
@@ -155,6 +285,7 @@ def _write_cache(key: str, request: dict, response: dict, purpose: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(entry, f, ensure_ascii=False, indent=1, sort_keys=True)
             f.write("\n")
+        _public_mode(tmp)        # mkstemp makes 0600; cache files are shared like any file
         os.replace(tmp, path)  # atomic: readers see the old state or the whole new entry
     finally:
         if os.path.exists(tmp):
@@ -304,6 +435,8 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
     ------
     CacheMiss
         ``GABA_OFFLINE=1`` and the call was never recorded.
+    CacheCorrupt
+        The recorded entry for this call is damaged or was edited (the message names the file).
     LLMOutputError
         With a schema: the reply was still invalid after :data:`SCHEMA_RETRIES` retries.
     BackendUnavailable

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from gaba import config, llm
-from gaba.errors import BackendUnavailable, CacheMiss, ConfigError, LLMOutputError
+from gaba.errors import BackendUnavailable, CacheCorrupt, CacheMiss, ConfigError, LLMOutputError
 
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
           "additionalProperties": False}
@@ -52,13 +52,16 @@ def test_entry_records_request_and_response(scripted):
     assert not list(llm.cache_path(r.key).parent.glob(".tmp-*")), "temporary file left behind"
 
 
-def test_corrupt_entry_is_refetched(scripted):
+def test_corrupt_entry_is_an_error_naming_the_file(scripted):
     scripted.replies.extend(["one", "two"])
     r = llm.call_llm("q")
     llm.cache_path(r.key).write_text('{"key": "trunc')
+    with pytest.raises(CacheCorrupt, match=f"corrupt cache entry .*{r.key}.json: not valid JSON"):
+        llm.call_llm("q")
+    assert len(scripted.requests) == 1          # never silently re-recorded
+    llm.cache_path(r.key).unlink()              # deleting it records the call again
     again = llm.call_llm("q")
     assert (again.text, again.cached) == ("two", False)
-    assert json.loads(llm.cache_path(r.key).read_text())["response"]["text"] == "two"
 
 
 def test_offline_miss_is_a_clear_error(scripted, monkeypatch):
