@@ -23,6 +23,7 @@ _LAZY = {
     "make_scaling_corpus": "synthetic",
     "load_westeros": "westeros", "synthetic_genealogy": "westeros",
     "load_greenhouse": "greenhouse",
+    "load_collection": "transfer", "load_pooled": "transfer", "load_wikipedia": "transfer",
 }
 
 
