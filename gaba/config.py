@@ -27,6 +27,9 @@ Environment variables (all optional):
     Folder of the recorded LLM responses (default ``assets/llm-cache`` in the repository).
 ``GABA_OFFLINE``
     ``1`` makes a cache miss an error instead of a model call.
+``GABA_TIMEOUT``
+    Total seconds one model call may take, retries included (default 120 for a hosted
+    endpoint, 600 for the local model). Past it, :class:`~gaba.errors.BackendUnavailable`.
 """
 from __future__ import annotations
 
@@ -64,6 +67,7 @@ class Settings:
     cache_dir: Path              # where recorded responses live
     offline: bool                # a cache miss raises instead of calling the model
     model_cache_dir: Path        # where the assembled GGUF is kept
+    timeout: float | None = None # GABA_TIMEOUT: total seconds per model call (None: the default)
 
     @property
     def provider(self) -> str:
@@ -129,11 +133,21 @@ def get_settings() -> Settings:
     local_path = env.get("GABA_LOCAL_MODEL") or None
     if local_path and not Path(local_path).is_file():
         raise ConfigError(f"GABA_LOCAL_MODEL={local_path!r} is not a file; give the path of a .gguf model.")
+    timeout = None
+    raw_timeout = (env.get("GABA_TIMEOUT") or "").strip()
+    if raw_timeout:
+        try:
+            timeout = float(raw_timeout)
+        except ValueError:
+            timeout = float("nan")
+        if not 0 < timeout <= 86_400:      # also rejects nan and inf
+            raise ConfigError(f"GABA_TIMEOUT={raw_timeout!r} must be a number of seconds "
+                              "greater than 0 (the total time one model call may take).")
     return Settings(backend=backend, model=model, base_url=base_url, api_key=api_key,
                     embed_model=env.get("GABA_EMBED_MODEL") or None,
                     local_model_path=local_path, local_url=env.get("GABA_LOCAL_URL") or None,
                     cache_dir=cache_dir, offline=_truthy(env.get("GABA_OFFLINE")),
-                    model_cache_dir=model_cache)
+                    model_cache_dir=model_cache, timeout=timeout)
 
 
 def reload() -> Settings:

@@ -11,7 +11,9 @@ Taught in the Preface. Every model call in the book goes through :func:`call_llm
    and ``python -m gaba cache verify`` checks them all;
 3. otherwise the configured model is called (the embedded local model by default, or an
    OpenAI-compatible endpoint), the answer is written to the cache atomically, and returned.
-   With ``GABA_OFFLINE=1`` a miss raises :class:`~gaba.errors.CacheMiss` instead.
+   With ``GABA_OFFLINE=1`` a miss raises :class:`~gaba.errors.CacheMiss` instead. Any fault of
+   the endpoint raises :class:`~gaba.errors.BackendUnavailable`; transient ones (HTTP 429/5xx, a
+   dropped connection) are retried first, all within ``GABA_TIMEOUT`` seconds in total.
 
 With a ``schema``, the answer must be JSON that validates against it (``jsonschema``); a
 violation is retried with the validation error appended to the prompt, then raises
@@ -44,6 +46,16 @@ DEFAULT_MAX_TOKENS = 512
 SCHEMA_RETRIES = 2
 #: Bumped when the cache entry format changes.
 CACHE_FORMAT = 1
+#: Total seconds a call to a hosted endpoint may take, retries included (``GABA_TIMEOUT`` overrides).
+HOSTED_TIMEOUT = 120.0
+#: The same for the local model on a CPU (a long answer can take minutes).
+LOCAL_TIMEOUT = 600.0
+#: Seconds to wait for a connection, within the total.
+CONNECT_TIMEOUT = 10.0
+#: Retries of transient hosted failures (HTTP 429/5xx, dropped connections), within the total.
+HOSTED_RETRIES = 5
+#: OpenAI's API, used when no base URL is set.
+OPENAI_URL = "https://api.openai.com/v1"
 
 
 @dataclasses.dataclass
@@ -292,6 +304,24 @@ def _write_cache(key: str, request: dict, response: dict, purpose: str) -> None:
             os.unlink(tmp)
 
 
+def time_limit() -> float:
+    """Total seconds one model call may take, retries included: ``GABA_TIMEOUT``, else
+    :data:`HOSTED_TIMEOUT` for a hosted endpoint and :data:`LOCAL_TIMEOUT` for the local model."""
+    s = get_settings()
+    if s.timeout is not None:
+        return s.timeout
+    return LOCAL_TIMEOUT if s.backend == "local" else HOSTED_TIMEOUT
+
+
+def endpoint() -> str:
+    """Where hosted model calls go (the base URL); for the local backend, its shared server URL or
+    ``"the embedded local model"`` (it starts on the first call)."""
+    s = get_settings()
+    if s.backend == "local":
+        return s.local_url or "the embedded local model"
+    return s.base_url or OPENAI_URL
+
+
 def _client():
     """An ``openai.OpenAI`` client for the configured backend (one per base URL)."""
     import openai
@@ -301,10 +331,10 @@ def _client():
         from .localmodel import server_url
 
         base_url, key = server_url(), "local"
-        timeout, retries = 600.0, 0
+        timeout, retries = time_limit(), 0
     else:
         base_url, key = s.base_url, s.api_key or "none"
-        timeout, retries = 120.0, 5   # the client retries 429/5xx/timeouts with backoff
+        timeout, retries = time_limit(), 5   # the client retries 429/5xx/timeouts with backoff
     ident = (base_url, key)
     if ident not in _clients:
         _clients[ident] = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout,
@@ -312,11 +342,110 @@ def _client():
     return _clients[ident]
 
 
+def _causes(exc: BaseException):
+    """``exc`` and the exceptions it was raised from."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+def _is(exc: BaseException, *names: str) -> bool:
+    """True when ``exc`` is an instance of a class with one of these names. The openai client
+    ships its own copy of httpx (``httpx`` or ``httpx2`` depending on its version), so transport
+    errors are recognised by class name."""
+    return any(cls.__name__ in names for cls in type(exc).__mro__)
+
+
+def _any_cause(causes, *names: str) -> bool:
+    return any(_is(c, *names) for c in causes)
+
+
+def _timeout(client, total: float, connect: float):
+    """A timeout for one attempt: ``total`` seconds, of which at most ``connect`` to connect,
+    as an object of the httpx package ``client`` uses (a plain number if that cannot be told)."""
+    import importlib
+    import sys as _sys
+
+    try:
+        name = type(client._client).__module__.split(".")[0]
+        mod = _sys.modules.get(name) or importlib.import_module(name)
+        return mod.Timeout(total, connect=connect)
+    except Exception:
+        return total
+
+
+def _fault(exc: Exception, where: str, limit: float, attempts: int, t0: float) -> BackendUnavailable:
+    """One clear :class:`BackendUnavailable` for any failure of a hosted or local call."""
+    import openai
+
+    s = get_settings()
+    took = time.perf_counter() - t0
+    tries = f" (after {attempts} attempts in {took:.1f} s)" if attempts > 1 else ""
+    causes = list(_causes(exc))
+    if isinstance(exc, openai.AuthenticationError):
+        return BackendUnavailable(f"the model endpoint {where} refused the API key (HTTP "
+                                  f"{exc.status_code}): check the key in .env.")
+    if isinstance(exc, openai.NotFoundError):
+        return BackendUnavailable(f"the model endpoint {where} answered HTTP 404: it does not know "
+                                  f"the model {s.model!r} (set GABA_MODEL in .env), or the URL is not "
+                                  "an OpenAI-compatible /v1 base URL.")
+    if isinstance(exc, openai.APIStatusError):
+        detail = " ".join(str(exc.message).split())[:200]
+        return BackendUnavailable(f"the model endpoint {where} answered HTTP {exc.status_code}{tries}: "
+                                  f"{detail}")
+    if _any_cause(causes, "ConnectTimeout"):
+        return BackendUnavailable(f"cannot reach the model endpoint {where}: no connection within "
+                                  f"{min(limit, CONNECT_TIMEOUT):g} s{tries}. Is the server running and "
+                                  "the URL right (OPENAI_BASE_URL / GABA_LOCAL_URL)?")
+    if isinstance(exc, openai.APITimeoutError) or _any_cause(causes, "TimeoutException"):
+        return BackendUnavailable(f"no answer from the model endpoint {where} within the time limit of "
+                                  f"{limit:g} s{tries}: it accepted the connection but did not reply "
+                                  "(GABA_TIMEOUT sets the limit, for a slow server).")
+    if _any_cause(causes, "RemoteProtocolError", "ReadError", "WriteError"):
+        why = next((str(c) for c in causes[1:] if str(c)), type(exc).__name__)
+        return BackendUnavailable(f"Lost the connection to the model endpoint {where}{tries}: the server "
+                                  f"closed it before answering ({why.rstrip('.')}).")
+    if isinstance(exc, openai.APIConnectionError):
+        why = next((str(c) for c in causes[1:] if str(c)), type(exc).__name__)
+        return BackendUnavailable(f"cannot reach the model endpoint {where}: is the server running and "
+                                  f"the URL right (OPENAI_BASE_URL / GABA_LOCAL_URL)? ({why.rstrip('.')})")
+    why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    why = " ".join(why.split())[:200]
+    return BackendUnavailable(f"the model endpoint {where} sent a reply that is not a chat completion "
+                              f"({why}); is it an OpenAI-compatible /v1 base URL?")
+
+
+def _retryable(exc: Exception) -> bool:
+    """Worth another attempt: rate limits, server errors, dropped connections - never a refused
+    connection, a bad key or a malformed reply."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in (408, 409, 429) or exc.status_code >= 500
+    if isinstance(exc, openai.APITimeoutError):
+        return False                 # the attempt already used the time that was left
+    return isinstance(exc, openai.APIConnectionError) and _any_cause(
+        list(_causes(exc)), "RemoteProtocolError", "ReadError")
+
+
+def _completion(r) -> tuple[str, Any]:
+    """``(text, usage)`` of a chat completion; ValueError when ``r`` is not one."""
+    choices = getattr(r, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        got = type(r).__name__ if not hasattr(r, "choices") else "no choices"
+        raise ValueError(f"no 'choices' in the reply ({got})")
+    message = getattr(choices[0], "message", None)
+    text = getattr(message, "content", None) if message is not None else None
+    if text is not None and not isinstance(text, str):
+        raise ValueError(f"the reply's content is a {type(text).__name__}, not text")
+    return text or "", getattr(r, "usage", None)
+
+
 def _call_model(request: dict) -> dict:
     if _backend_override is not None:
         return _backend_override(request)
-    import openai
-
     s = get_settings()
     kwargs: dict[str, Any] = {
         "model": s.model, "messages": request["messages"],
@@ -328,26 +457,42 @@ def _call_model(request: dict) -> dict:
             "name": request.get("schema_name") or "answer", "schema": request["schema"]}}
     if s.backend == "local":
         kwargs["extra_body"] = {"cache_prompt": False}
-    try:
-        r = _client().chat.completions.create(**kwargs)
-    except openai.AuthenticationError as exc:
-        raise BackendUnavailable(
-            f"{s.provider} refused the API key ({exc.status_code}): check the key in .env.") from exc
-    except openai.NotFoundError as exc:
-        raise BackendUnavailable(
-            f"{s.provider} does not know the model {s.model!r}: set GABA_MODEL in .env.") from exc
-    except openai.APIConnectionError as exc:
-        where = s.local_url if s.backend == "local" else (s.base_url or "api.openai.com")
-        raise BackendUnavailable(
-            f"cannot reach the model endpoint {where}: is the server running and the URL right "
-            f"(OPENAI_BASE_URL / GABA_LOCAL_URL)? ({exc.__class__.__name__})") from exc
-    except openai.APIStatusError as exc:
-        raise BackendUnavailable(f"{s.provider} answered HTTP {exc.status_code}: {exc.message}") from exc
-    text = r.choices[0].message.content or ""
-    usage = {"prompt_tokens": getattr(r.usage, "prompt_tokens", 0) or 0,
-             "completion_tokens": getattr(r.usage, "completion_tokens", 0) or 0}
-    model = s.model if s.backend == "local" else (r.model or s.model)
-    return {"text": text, "model": model, "usage": usage}
+    limit = time_limit()
+    retries = 0 if s.backend == "local" else HOSTED_RETRIES
+    client = _client()          # for the local backend this starts the model server once
+    where = str(client.base_url).rstrip("/") if s.backend == "local" else endpoint()
+    client = client.with_options(max_retries=0)
+    t0 = time.perf_counter()
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            left = max(limit - (time.perf_counter() - t0), 0.001)
+            # Each attempt gets the time that is left; the loop retries transient failures itself.
+            r = client.chat.completions.create(
+                **kwargs, timeout=_timeout(client, left, min(left, CONNECT_TIMEOUT)))
+            text, usage = _completion(r)
+            break
+        except BackendUnavailable:
+            raise
+        except MemoryError:
+            raise
+        except Exception as exc:   # every fault of the endpoint becomes one BackendUnavailable
+            left = limit - (time.perf_counter() - t0)
+            delay = min(0.5 * 2 ** (attempts - 1), 8.0)
+            retry_after = getattr(getattr(exc, "response", None), "headers", {}) or {}
+            try:
+                delay = max(delay, min(float(retry_after.get("retry-after", 0)), 30.0))
+            except (TypeError, ValueError):
+                pass
+            if attempts <= retries and _retryable(exc) and left - delay > 1.0:
+                time.sleep(delay)
+                continue
+            raise _fault(exc, where, limit, attempts, t0) from exc
+    usage = {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
+             "completion_tokens": getattr(usage, "completion_tokens", 0) or 0}
+    model = s.model if s.backend == "local" else (getattr(r, "model", None) or s.model)
+    return {"text": text, "model": str(model), "usage": usage}
 
 
 def _validate(text: str, schema: dict) -> tuple[Any, str | None]:
@@ -440,7 +585,10 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
     LLMOutputError
         With a schema: the reply was still invalid after :data:`SCHEMA_RETRIES` retries.
     BackendUnavailable
-        The endpoint is unreachable, refused the key, or does not know the model.
+        The endpoint is unreachable, refused the key, does not know the model, answered with an
+        HTTP error or with something that is not a chat completion, dropped the connection, or
+        did not answer within the total time limit (``GABA_TIMEOUT``); the message names the
+        endpoint and the cause.
     """
     if not isinstance(prompt, str) or not prompt.strip():
         raise ValueError("call_llm needs a non-empty prompt string.")
