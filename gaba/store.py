@@ -18,6 +18,12 @@ A :class:`FalkorStore` is accepted by every function of :mod:`gaba.paths` in pla
 graph and gives the same paths; its methods ``paths_between``, ``top_paths``, ``beam_search``,
 ``shortest_paths`` and ``neighbors`` are shortcuts to them.
 
+Neighbourhoods are found breadth-first, one query per hop over the newly reached nodes, so a dense
+graph costs its nodes and edges, not its (exponentially many) paths. Path queries keep only simple
+paths inside Cypher, so ``limit`` counts the paths returned; ``limit=None`` is capped at
+:data:`MAX_PATHS`, and a capped result says so (``stats.truncated`` and a
+:class:`TruncatedResult` warning).
+
 Examples
 --------
 >>> from gaba.data.westeros import load_westeros
@@ -58,6 +64,14 @@ DEFAULT_LABEL = "Character"
 DEFAULT_TIMEOUT = 10.0
 #: Rows sent per bulk-load query.
 BATCH_SIZE = 5000
+#: Hard cap on the paths (or walks) one path query returns when ``limit=None``: without it, memory
+#: would be bounded only by the time limit. A result stopped by it has ``stats.truncated`` set
+#: and a :class:`TruncatedResult` warning names the cap.
+MAX_PATHS = 100_000
+#: Names per neighbourhood expansion query.
+FRONTIER_BATCH = 10_000
+#: Cypher predicate: no node appears twice on path ``p`` (a simple path).
+_ACYCLIC = "all(i IN range(0, size(nodes(p)) - 2) WHERE NOT nodes(p)[i] IN nodes(p)[i + 1..])"
 _IDENT_RE = re.compile(r"^[A-Z][A-Za-z0-9_]{0,63}$")
 _PROP_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _GRAPH_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
@@ -65,6 +79,18 @@ _GRAPH_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
 
 class QueryTimeout(StoreError):
     """A query ran past its time limit and the server cancelled it."""
+
+
+class TruncatedResult(UserWarning):
+    """A path query stopped at the hard cap :data:`MAX_PATHS`; the result is incomplete."""
+
+
+def _warn_capped(what: str, cap: int) -> None:
+    import warnings
+
+    warnings.warn(f"{what} stopped at {cap:,} rows, the cap for limit=None (gaba.store.MAX_PATHS): "
+                  "the result is incomplete (stats.truncated is set). Pass a limit, a smaller "
+                  "max_depth, or rank with top_paths/beam_search.", TruncatedResult, stacklevel=4)
 
 
 # --- the embedded server ---------------------------------------------------------------------
@@ -339,10 +365,12 @@ class FalkorStore:
         self._names: dict[str, str] | None = None
         self._rel_types: list[str] | None = None
         self.closed = False
+        self._connected = False          # True once the server has answered
         try:
             self._client(DEFAULT_TIMEOUT).connection.ping()
         except Exception as exc:
             raise self._translate(exc, "PING") from exc
+        self._connected = True
 
     # construction ----------------------------------------------------------------------------
     @classmethod
@@ -413,6 +441,11 @@ class FalkorStore:
                 why = f"the embedded server process has exited (code {code})"
             elif isinstance(exc, redis.TimeoutError):
                 why = "no answer from the server within the socket timeout"
+            why = why.rstrip(". ")
+            if not getattr(self, "_connected", False):
+                return StoreError(f"Cannot connect to FalkorDB at {self.url}: {why}. Is the server "
+                                  "running and the URL right (FALKORDB_URL)? Without a URL, "
+                                  "gaba.store.open_store() starts an embedded server.")
             return StoreError(f"Lost the connection to FalkorDB at {self.url}: {why}. "
                               "Open a new store (gaba.store.open_store()) and load the graph again.")
         if isinstance(exc, redis.ResponseError):
@@ -615,39 +648,62 @@ class FalkorStore:
         return _paths.Path(tuple(nodes), tuple(rels), fwd)
 
     def _paths(self, a, b, *, max_depth, direction, rel_types, limit, timeout, cycles):
-        """Paths for :func:`gaba.paths.paths_between` (arguments already validated)."""
+        """Paths for :func:`gaba.paths.paths_between` (arguments already validated).
+
+        ``limit`` counts returned paths only: with ``cycles="prune"`` the query itself keeps
+        simple paths (no node twice), so its ``LIMIT`` is never spent on rows dropped later.
+        ``limit=None`` is capped at :data:`MAX_PATHS` rows (``stats.truncated`` plus a
+        :class:`TruncatedResult` warning).
+        """
         stats = _paths.TraversalStats(backend="falkordb")
         label, types = self.label, self._types(rel_types)
         t0 = time.perf_counter()
         found: list[_paths.Path] = []
-        lim = "" if limit is None else f" LIMIT {int(limit)}"
+        cap = int(limit) if limit is not None else MAX_PATHS
+        capped = False
+
+        def left() -> float:
+            rest = timeout - (time.perf_counter() - t0)
+            if rest <= 0:
+                raise QueryTimeout("path enumeration ran past its time limit")
+            return rest
+
         try:
             if cycles == "prune":
-                # variable-length pattern: the engine never revisits a node on a path
-                q = (f"MATCH p = (a:{label} {{name: $a}}){_arrow(direction, f'{types}*1..{int(max_depth)}')}"
-                     f"(b:{label} {{name: $b}}) {self._RETURN_PATH}{lim}")
-                res = self.query(q, {"a": a, "b": b}, timeout=timeout)
+                # variable-length pattern: the engine never revisits a node on a path, except that it
+                # may reach b, leave and come back; the predicate drops those in the query.
+                pattern = (f"MATCH p = (a:{label} {{name: $a}}){_arrow(direction, f'{types}*1..{int(max_depth)}')}"
+                           f"(b:{label} {{name: $b}})")
+                q = f"{pattern} WHERE {_ACYCLIC} {self._RETURN_PATH} LIMIT {cap}"
+                res = self.query(q, {"a": a, "b": b}, timeout=left())
                 stats.queries += 1
-                for row in res.rows:
-                    p = self._to_path(*row)
-                    stats.explored += 1
-                    if p.is_cyclic:     # the target reached, left and reached again
-                        stats.cyclic_pruned += 1
-                    else:
-                        found.append(p)
-                stats.truncated = limit is not None and stats.explored >= limit
+                found = [self._to_path(*row) for row in res.rows]
+                stats.explored = len(found)
+                if len(found) >= cap:
+                    stats.truncated = True
+                    capped = limit is None
+                else:
+                    # the enumeration was complete: count the cyclic rows it dropped, for the stats
+                    try:
+                        n = self.query(f"{pattern} WHERE NOT {_ACYCLIC} RETURN count(p)",
+                                       {"a": a, "b": b}, timeout=left()).rows[0][0]
+                        stats.queries += 1
+                        stats.cyclic_pruned = int(n)
+                        stats.explored += int(n)
+                    except QueryTimeout:
+                        pass            # the paths are complete; only the statistic is missing
             else:
                 # fixed-length patterns, one per length: walks that may go round cycles
                 for k in range(1, int(max_depth) + 1):
-                    left = timeout - (time.perf_counter() - t0)
-                    if left <= 0:
-                        raise QueryTimeout("walk enumeration ran past its time limit")
+                    rest = left()
                     hops = "".join(f"{_arrow(direction, types)}()" for _ in range(k - 1))
                     q = (f"MATCH p = (a:{label} {{name: $a}}){hops}{_arrow(direction, types)}"
                          f"(b:{label} {{name: $b}}) {self._RETURN_PATH}")
-                    if limit is not None and cycles == "keep":
-                        q += f" LIMIT {int(limit - len(found))}"
-                    res = self.query(q, {"a": a, "b": b}, timeout=left)
+                    if cycles == "keep":
+                        q += f" LIMIT {cap - len(found)}"
+                    else:                # detect: cyclic walks are counted, so rows are capped
+                        q += f" LIMIT {MAX_PATHS - stats.explored}"
+                    res = self.query(q, {"a": a, "b": b}, timeout=rest)
                     stats.queries += 1
                     for row in res.rows:
                         p = self._to_path(*row)
@@ -656,39 +712,76 @@ class FalkorStore:
                             stats.cyclic_pruned += 1
                         else:
                             found.append(p)
-                        if limit is not None and len(found) >= limit:
+                        if len(found) >= cap:
                             stats.truncated = True
-                            found = found[:limit]
+                            capped = limit is None
+                            found = found[:cap]
                             break
+                    if not stats.truncated and stats.explored >= MAX_PATHS:
+                        stats.truncated = capped = True
                     if stats.truncated:
                         break
         except QueryTimeout:
             stats.timed_out = True
         stats.seconds = time.perf_counter() - t0
+        if capped:
+            _warn_capped("paths_between", MAX_PATHS)
         return found, stats
 
     def _neighbors(self, a, *, depth, direction, rel_types, timeout):
+        """Breadth-first: one query per hop expands the newly reached nodes only, so a dense graph
+        costs (nodes + edges) per hop instead of one row per path. The start node is reported, as
+        on NetworkX, when a simple cycle of at most ``depth`` edges returns to it."""
+        import networkx as nx
+
         stats = _paths.TraversalStats(backend="falkordb")
-        q = (f"MATCH p = (a:{self.label} {{name: $a}}){_arrow(direction, f'{self._types(rel_types)}*1..{int(depth)}')}"
-             f"(b) RETURN b.name, min(length(p))")
         t0 = time.perf_counter()
-        dist: dict[str, int] = {}
+        dist: dict[str, int] = {a: 0}
+        seen_edges = nx.MultiDiGraph()     # the edges met, for the start node's shortest cycle
+        seen_edges.add_node(a)
+        frontier = [a]
         try:
-            res = self.query(q, {"a": a}, timeout=timeout)
-            stats.queries = 1
-            dist = {n: int(h) for n, h in res.rows}
-        except QueryTimeout:
+            for hop in range(1, int(depth) + 1):
+                if not frontier:
+                    break
+                nxt = []
+                for i in range(0, len(frontier), FRONTIER_BATCH):
+                    rest = timeout - (time.perf_counter() - t0)
+                    if rest <= 0:
+                        raise QueryTimeout("neighbourhood expansion ran past its time limit")
+                    rows = self._expand_rows(frontier[i:i + FRONTIER_BATCH], direction=direction,
+                                             rel_types=rel_types, timeout=rest)
+                    stats.queries += 1
+                    for n, nbr, rel, fwd in rows:
+                        u, v = (n, nbr) if fwd else (nbr, n)
+                        seen_edges.add_edge(u, v, key=rel, relation=rel)
+                        if nbr not in dist:
+                            dist[nbr] = hop
+                            nxt.append(nbr)
+                frontier = nxt
+            del dist[a]
+            rest = timeout - (time.perf_counter() - t0)
+            clock = _paths._Clock(max(rest, 0.001))
+            cyc = _paths._nx_cycle_length(seen_edges, a, int(depth), direction, None, clock)
+            if cyc is not None:
+                dist[a] = cyc
+        except (QueryTimeout, TimeoutError):
             stats.timed_out = True
+            dist.pop(a, None)
         stats.explored = stats.returned = len(dist)
         stats.seconds = time.perf_counter() - t0
         return dist, stats
 
-    def _expand(self, names, *, direction, rel_types, timeout):
-        """One hop out of each name: ``{name: [(neighbor, relation, forward), ...]}``."""
+    def _expand_rows(self, names, *, direction, rel_types, timeout) -> list:
+        """``[name, neighbor, relation, forward]`` for every edge at each of ``names``."""
         q = (f"UNWIND $names AS n MATCH (a:{self.label} {{name: n}}){_arrow(direction, 'r' + self._types(rel_types))}"
              f"(b) RETURN n, b.name, type(r), startNode(r) = a")
+        return self.query(q, {"names": list(names)}, timeout=timeout).rows
+
+    def _expand(self, names, *, direction, rel_types, timeout):
+        """One hop out of each name: ``{name: [(neighbor, relation, forward), ...]}``."""
         try:
-            rows = self.query(q, {"names": list(names)}, timeout=timeout).rows
+            rows = self._expand_rows(names, direction=direction, rel_types=rel_types, timeout=timeout)
         except QueryTimeout as exc:
             raise TimeoutError(str(exc)) from exc
         out: dict[str, list] = {n: [] for n in names}
