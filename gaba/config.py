@@ -68,6 +68,8 @@ class Settings:
     offline: bool                # a cache miss raises instead of calling the model
     model_cache_dir: Path        # where the assembled GGUF is kept
     timeout: float | None = None # GABA_TIMEOUT: total seconds per model call (None: the default)
+    dotenv_path: Path | None = None   # the .env file read, if any
+    dotenv_vars: tuple[str, ...] = ()  # the settings that decide where calls go which it set
 
     @property
     def provider(self) -> str:
@@ -79,6 +81,14 @@ class Settings:
         if "openrouter.ai" in self.base_url:
             return "openrouter"
         return self.base_url
+
+
+#: Variables that decide where model calls go (and with which key): a ``.env`` setting any of them
+#: is announced (see :func:`dotenv_notice`).
+ROUTING_VARS = ("GABA_BACKEND", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
+                "GABA_MODEL", "GABA_EMBED_MODEL", "GABA_LOCAL_URL", "GABA_LOCAL_MODEL")
+#: {variable: value} set in os.environ from a .env file by this process (so a reload still knows).
+_from_dotenv: dict[str, str] = {}
 
 
 def _truthy(value: str | None) -> bool:
@@ -98,13 +108,21 @@ def get_settings() -> Settings:
     True
     """
     try:
-        from dotenv import load_dotenv
+        from dotenv import dotenv_values, load_dotenv
     except ImportError:  # pragma: no cover - python-dotenv is a pinned dependency
-        load_dotenv = None
+        load_dotenv = dotenv_values = None
+    dotenv_path, dotenv_vars = None, ()
     if load_dotenv is not None and not _truthy(os.environ.get("GABA_IGNORE_DOTENV")):
         for candidate in (Path.cwd() / ".env", ROOT / ".env"):
             if candidate.is_file():
+                values = {k: v for k, v in dotenv_values(candidate).items() if v is not None}
+                for k, v in values.items():
+                    if k not in os.environ:
+                        _from_dotenv[k] = v
                 load_dotenv(candidate, override=False)
+                dotenv_path = candidate.resolve()
+                dotenv_vars = tuple(k for k in ROUTING_VARS
+                                    if k in values and _from_dotenv.get(k) == os.environ.get(k))
                 break
     env = os.environ
     openrouter_key = env.get("OPENROUTER_API_KEY") or None
@@ -147,7 +165,24 @@ def get_settings() -> Settings:
                     embed_model=env.get("GABA_EMBED_MODEL") or None,
                     local_model_path=local_path, local_url=env.get("GABA_LOCAL_URL") or None,
                     cache_dir=cache_dir, offline=_truthy(env.get("GABA_OFFLINE")),
-                    model_cache_dir=model_cache, timeout=timeout)
+                    model_cache_dir=model_cache, timeout=timeout, dotenv_path=dotenv_path,
+                    dotenv_vars=dotenv_vars)
+
+
+def dotenv_notice() -> str | None:
+    """One line saying that a ``.env`` outside the repository root (in the working folder)
+    decides where model calls go, or None. :func:`gaba.llm.call_llm` prints it on stderr before
+    the first model call of the process; :func:`describe` includes it.
+
+    A ``.env`` found in whatever folder a command runs from can send prompts, and the API key, to
+    another server, so it is never applied silently.
+    """
+    s = get_settings()
+    if s.dotenv_path is None or not s.dotenv_vars or s.dotenv_path == (ROOT / ".env").resolve():
+        return None
+    where = "the local model" if s.backend == "local" else (s.base_url or "https://api.openai.com/v1")
+    return (f"gaba: settings from {s.dotenv_path} (in the working folder) set "
+            f"{', '.join(s.dotenv_vars)}: model calls go to {where} (backend {s.backend}).")
 
 
 def reload() -> Settings:
@@ -173,6 +208,9 @@ def describe() -> str:
     except ValueError:
         rel = s.cache_dir
     mode = "offline (cache only)" if s.offline else "cache first, model on a miss"
-    return (f"backend: {s.backend} | model: {s.model} | runs on: {where}\n"
+    text = (f"backend: {s.backend} | model: {s.model} | runs on: {where}\n"
             f"embeddings: {embed}\n"
             f"response cache: {rel} | mode: {mode}")
+    if s.dotenv_path is not None and s.dotenv_vars:
+        text += f"\nsettings from {s.dotenv_path}: {', '.join(s.dotenv_vars)}"
+    return text

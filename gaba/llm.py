@@ -31,6 +31,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -366,11 +367,10 @@ def _timeout(client, total: float, connect: float):
     """A timeout for one attempt: ``total`` seconds, of which at most ``connect`` to connect,
     as an object of the httpx package ``client`` uses (a plain number if that cannot be told)."""
     import importlib
-    import sys as _sys
 
     try:
         name = type(client._client).__module__.split(".")[0]
-        mod = _sys.modules.get(name) or importlib.import_module(name)
+        mod = sys.modules.get(name) or importlib.import_module(name)
         return mod.Timeout(total, connect=connect)
     except Exception:
         return total
@@ -443,9 +443,23 @@ def _completion(r) -> tuple[str, Any]:
     return text or "", getattr(r, "usage", None)
 
 
+_announced: set = set()
+
+
+def _announce_dotenv() -> None:
+    """Print :func:`gaba.config.dotenv_notice` on stderr once per process and .env file."""
+    from .config import dotenv_notice
+
+    notice = dotenv_notice()
+    if notice and notice not in _announced:
+        _announced.add(notice)
+        print(notice, file=sys.stderr, flush=True)
+
+
 def _call_model(request: dict) -> dict:
     if _backend_override is not None:
         return _backend_override(request)
+    _announce_dotenv()
     s = get_settings()
     kwargs: dict[str, Any] = {
         "model": s.model, "messages": request["messages"],

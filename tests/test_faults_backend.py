@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import socket
 import threading
 import time
@@ -222,3 +223,49 @@ def test_default_time_limits(monkeypatch):
         for v in ("GABA_BACKEND", "OPENAI_BASE_URL", "OPENAI_API_KEY", "GABA_TIMEOUT"):
             monkeypatch.delenv(v, raising=False)
         config.reload()
+
+
+# --- a .env in the working folder is announced ------------------------------------------------------
+
+ENV_KEYS = ("GABA_BACKEND", "OPENAI_BASE_URL", "OPENAI_API_KEY", "GABA_MODEL", "GABA_TIMEOUT")
+
+
+def test_dotenv_in_working_folder_is_announced_once(endpoint, tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "somewhere"
+    folder.mkdir()
+    (folder / ".env").write_text(f"GABA_BACKEND=openai\nOPENAI_BASE_URL={endpoint.url}\n"
+                                 "OPENAI_API_KEY=sk-from-dotenv\nGABA_TIMEOUT=3\n")
+    for k in ENV_KEYS + ("GABA_IGNORE_DOTENV",):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.chdir(folder)
+    llm._announced.clear()
+    try:
+        s = config.reload()
+        assert (s.backend, s.base_url) == ("openai", endpoint.url)
+        assert s.dotenv_path == (folder / ".env").resolve()
+        assert "GABA_BACKEND" in s.dotenv_vars and "OPENAI_BASE_URL" in s.dotenv_vars
+        assert f"settings from {folder / '.env'}" in config.describe()
+        assert "sk-from-dotenv" not in config.describe()
+        endpoint("ok")
+        llm.call_llm("first question")
+        llm.call_llm("second question")
+        err = capsys.readouterr().err
+        notices = [ln for ln in err.splitlines() if ".env" in ln]
+        assert len(notices) == 1, err
+        assert endpoint.url in notices[0] and "GABA_BACKEND" in notices[0]
+        assert "sk-from-dotenv" not in err
+        # a reload in the same process still knows which values came from the file
+        assert config.reload().dotenv_vars == s.dotenv_vars
+    finally:
+        for k in ENV_KEYS:
+            os.environ.pop(k, None)
+            config._from_dotenv.pop(k, None)
+        config.reload()
+
+
+def test_no_notice_without_dotenv(endpoint, capsys):
+    llm._announced.clear()
+    endpoint("ok")
+    llm.call_llm("a question")
+    assert ".env" not in capsys.readouterr().err
+    assert config.dotenv_notice() is None
