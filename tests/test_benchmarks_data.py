@@ -1,9 +1,8 @@
 """Tests of gaba.data.benchmarks: the loaders on our fictional samples, on the real published
-samples when present (../shared/benchmarks), bad files, and the sample generator."""
+samples shipped in assets/data/benchmarks, bad files, and the sample generator."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,17 +10,13 @@ import pytest
 from gaba.data import benchmarks as bm
 from gaba.errors import DocumentError, GabaError
 
-REAL = Path(os.environ.get("GABA_BENCHMARKS_DIR", "/work/shared/benchmarks"))
-REAL_FILES = {"hotpotqa": REAL / "hotpotqa" / "dev_sample.jsonl",
-              "2wiki": REAL / "2wikimultihopqa" / "dev_sample.jsonl",
-              "musique": REAL / "musique" / "dev_sample.jsonl"}
 LOADERS = {"hotpotqa": bm.load_hotpotqa, "2wiki": bm.load_2wiki, "musique": bm.load_musique}
 
 
 def real(dataset: str) -> Path:
-    path = REAL_FILES[dataset]
-    if not path.is_file():
-        pytest.skip(f"real benchmark sample not present at {path} (set GABA_BENCHMARKS_DIR)")
+    """The shipped real sample of a dataset (part of the repository: never skipped)."""
+    path = bm.PUBLIC_DIR / bm.PUBLIC_FILES[dataset]
+    assert path.is_file(), f"{path} is missing: the book ships it (assets/data/benchmarks)"
     return path
 
 
@@ -152,7 +147,30 @@ def test_sha256_file(tmp_path):
     assert bm.sha256_file(p) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
 
-# --- the real published samples (skipped when absent) ---------------------------------------
+# --- the real published samples (shipped in assets/data/benchmarks) ------------------------
+
+def test_real_samples_ship_with_licences_and_a_readme():
+    readme = (bm.PUBLIC_DIR / "README.md").read_text(encoding="utf-8")
+    for words in ("Apache-2.0", "CC BY-SA 4.0", "CC BY 4.0", "AdelWang/MIGRES", "Changes made"):
+        assert words in readme
+    for digest in bm.PUBLIC_SHA256.values():
+        assert digest in readme
+    apache = (bm.PUBLIC_DIR / "2wikimultihopqa" / "LICENSE-Apache-2.0.txt").read_text(encoding="utf-8")
+    assert "Apache License" in apache and "Version 2.0, January 2004" in apache
+    assert "Apache License" in (bm.PUBLIC_DIR / "2wikimultihopqa" / "NOTICE.md").read_text(encoding="utf-8")
+    assert "CC BY-SA 4.0" in (bm.PUBLIC_DIR / "hotpotqa" / "LICENSE.md").read_text(encoding="utf-8")
+    assert "CC BY 4.0" in (bm.PUBLIC_DIR / "musique" / "LICENSE.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("dataset", sorted(bm.PUBLIC_FILES))
+def test_load_public_reads_the_shipped_samples(dataset):
+    examples = bm.load_public(dataset)
+    assert len(examples) == {"hotpotqa": 200, "2wiki": 164, "musique": 200}[dataset]
+    assert examples[:3] == bm.load_public(dataset, limit=3)
+    assert examples == LOADERS[dataset](real(dataset))
+    with pytest.raises(ValueError):
+        bm.load_public("squad")
+
 
 def test_real_hotpotqa():
     ex = bm.load_hotpotqa(real("hotpotqa"))
@@ -192,6 +210,7 @@ def test_real_checksums_match_the_readme():
     expected = {"hotpotqa": "b7b66894184bfb424ab24aeafc6938f9cc1768bae8eec7d9135f4adf7747b476",
                 "2wiki": "535a190a85588fc743dbb9edb5b450609ecc167695638d925c06a8a4a14314dd",
                 "musique": "bbc98ab676941cf3a481cb3361cfab334cd2a24c74ed42473e4d5c14cf7577d4"}
+    assert bm.PUBLIC_SHA256 == expected
     for dataset, digest in expected.items():
         assert bm.sha256_file(real(dataset)) == digest
 

@@ -16,10 +16,14 @@ from is listed in :data:`SOURCES` (official URLs; the checksums we know, and whe
 published we say so). A missing file raises :class:`BenchmarkFileNotFound`, which says where
 to get it.
 
-The book runs on small samples that :func:`make_benchmark_sample` generates in the same formats
-from templates about a fictional world (people, towns, provinces, films and studios that do
-not exist); they are committed under ``assets/data/benchmark_samples/`` (see :data:`SAMPLE_DIR`)
-so the code path runs offline, and :func:`load_sample` reads them.
+The book ships two kinds of small samples, so every code path runs offline:
+
+- real records: the first rows of each public benchmark (164 of 2WikiMultihopQA, 200 of
+  HotpotQA, 200 of MuSiQue), under their own licences in ``assets/data/benchmarks/`` (see
+  :data:`PUBLIC_DIR` and the README there); :func:`load_public` reads them;
+- fictional records that :func:`make_benchmark_sample` generates in the same formats from
+  templates about a world that does not exist (people, towns, films, studios), under
+  ``assets/data/benchmark_samples/`` (see :data:`SAMPLE_DIR`); :func:`load_sample` reads them.
 
 Examples
 --------
@@ -52,6 +56,15 @@ SAMPLE_FILES = {"hotpotqa": "hotpotqa_dev_distractor_sample.json",
                 "musique": "musique_ans_dev_sample.jsonl"}
 #: Every fact stated in the samples' paragraphs, as a perfect extractor would return it.
 SAMPLE_TRIPLES_FILE = "paragraph_triples.json"
+#: Folder of the real public samples (with their licences and a README).
+PUBLIC_DIR = ASSETS / "data" / "benchmarks"
+#: Real sample file per dataset, relative to :data:`PUBLIC_DIR`.
+PUBLIC_FILES = {"hotpotqa": "hotpotqa/dev_sample.jsonl", "2wiki": "2wikimultihopqa/dev_sample.jsonl",
+                "musique": "musique/dev_sample.jsonl"}
+#: SHA-256 of each real sample file, as published with it.
+PUBLIC_SHA256 = {"hotpotqa": "b7b66894184bfb424ab24aeafc6938f9cc1768bae8eec7d9135f4adf7747b476",
+                 "2wiki": "535a190a85588fc743dbb9edb5b450609ecc167695638d925c06a8a4a14314dd",
+                 "musique": "bbc98ab676941cf3a481cb3361cfab334cd2a24c74ed42473e4d5c14cf7577d4"}
 
 #: Where the real files come from. Checksums: only those we could verify from a public record;
 #: ``None`` means no checksum is published that we know of (record your own with
@@ -161,9 +174,10 @@ def sha256_file(path: str | Path) -> str:
 def _missing(path: Path, dataset: str) -> BenchmarkFileNotFound:
     src = SOURCES[dataset]
     return BenchmarkFileNotFound(
-        f"{path} does not exist. {src['name']} is not bundled with the book (license "
-        f"{src['license']}); download {src['file']} from {src['url']} (see {src['homepage']}) "
-        f"and pass its path, or run on the fictional sample with load_sample({dataset!r}).")
+        f"{path} does not exist. The book ships only a sample of {src['name']} (license "
+        f"{src['license']}): load_public({dataset!r}). For the full set, download {src['file']} "
+        f"from {src['url']} (see {src['homepage']}) and pass its path, or run on the fictional "
+        f"sample with load_sample({dataset!r}).")
 
 
 def _records(path: str | Path, dataset: str, limit: int | None) -> Iterator[tuple[int, dict]]:
@@ -405,6 +419,24 @@ def load_sample(dataset: str) -> list[MultiHopExample]:
     if dataset not in _LOADERS:
         raise ValueError(f"dataset must be one of {sorted(_LOADERS)}, not {dataset!r}")
     return _LOADERS[dataset](SAMPLE_DIR / SAMPLE_FILES[dataset])
+
+
+def load_public(dataset: str, *, limit: int | None = None) -> list[MultiHopExample]:
+    """The shipped sample of the real ``dataset`` (``hotpotqa``, ``2wiki`` or ``musique``).
+
+    Records from the published datasets, under their own licences (see
+    ``assets/data/benchmarks/README.md``): 200 HotpotQA, 164 2WikiMultihopQA and 200 MuSiQue
+    questions.
+
+    Examples
+    --------
+    >>> ex = load_public("2wiki", limit=1)[0]
+    >>> ex.source, ("Forbidden Ground", "director", "Pál Gábor") in ex.evidence_triples
+    ('2wiki', True)
+    """
+    if dataset not in _LOADERS:
+        raise ValueError(f"dataset must be one of {sorted(_LOADERS)}, not {dataset!r}")
+    return _LOADERS[dataset](PUBLIC_DIR / PUBLIC_FILES[dataset], limit=limit)
 
 
 def load_sample_triples() -> dict[str, list[tuple[str, str, str, int]]]:
