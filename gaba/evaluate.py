@@ -198,12 +198,15 @@ def _split_output(out: Any) -> tuple[str, Any]:
     raise TypeError(f"a system must return a string or (answer, context), got {type(out).__name__}")
 
 
-def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2) -> dict[str, Callable]:
+def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=None,
+                grounding: bool = True) -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.
 
-    ``"flat RAG (top-k)"`` is :func:`gaba.graph.flat_rag` with ``k`` documents and
-    ``"graph RAG (h hops)"`` is :func:`gaba.graph.graph_rag` over ``G`` with ``hops`` hops; each
-    takes ``(question, seed, temperature)``. Pass ``k=None`` or ``hops=None`` to leave one out.
+    ``"flat RAG (top-k)"`` is :func:`gaba.graph.flat_rag` with ``k`` documents (from
+    ``documents``, default the news corpus) and ``"graph RAG (h hops)"`` is
+    :func:`gaba.graph.graph_rag` over ``G`` with ``hops`` hops and the grounding rule on (or,
+    with ``grounding=False``, ``"graph RAG (h hops, no grounding)"``: the model's own answer);
+    each takes ``(question, seed, temperature)``. Pass ``k=None`` or ``hops=None`` to leave one out.
 
     Examples
     --------
@@ -215,12 +218,13 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2) -> dict[str,
     systems: dict[str, Callable] = {}
     if k is not None:
         systems[f"flat RAG (top-{k})"] = lambda q, seed, temperature: flat_rag(
-            q, k=k, temperature=temperature, seed=seed)
+            q, k=k, documents=documents, temperature=temperature, seed=seed)
     if hops is not None:
         if G is None:
             raise ValueError("rag_systems needs the knowledge graph G for the graph RAG system")
-        systems[f"graph RAG ({hops} hops)"] = lambda q, seed, temperature: graph_rag(
-            q, G, hops=hops, temperature=temperature, seed=seed)
+        name = f"graph RAG ({hops} hops)" if grounding else f"graph RAG ({hops} hops, no grounding)"
+        systems[name] = lambda q, seed, temperature: graph_rag(
+            q, G, hops=hops, grounding=grounding, temperature=temperature, seed=seed)
     return systems
 
 

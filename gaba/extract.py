@@ -39,10 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from .config import ASSETS
-from .errors import DocumentError, GabaError, LLMOutputError
-from .prompts import EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXTRACTION_SYSTEM
+from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
+from .prompts import (ENTITY_TYPES, EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXTRACTION_SYSTEM,
+                      NEWS_SCHEMA, OPEN_EXTRACTION_PROMPT, OPEN_EXTRACTION_SYSTEM)
 
-#: The relation vocabulary (the enum of the extraction schema); RELATED_TO is the fallback.
+#: The relation vocabulary of the news domain schema (:data:`gaba.prompts.NEWS_SCHEMA`), used
+#: only when a schema is asked for; the default extraction is open (predicates from the text).
 RELATIONS: tuple[str, ...] = tuple(EXTRACTION_RELATIONS)
 #: Free-text fallback relation; its triples keep the model's verb in ``Triple.verb``.
 FALLBACK_RELATION = "RELATED_TO"
@@ -52,11 +54,21 @@ INVERSE_RELATIONS = {"BUYS_FROM": "SUPPLIES_TO"}
 SYMMETRIC_RELATIONS = frozenset({"COMPETES_WITH"})
 #: Relations whose subject must be a person; a company subject with a person object is swapped.
 PERSON_RELATIONS = frozenset({"BOARD_MEMBER_OF", "CEO_OF"})
-#: Last words that mark an organisation's name (a tiny gazetteer for the direction check).
+#: Generic words that end organisation names in English ("Acme Inc", "Granite Bank"): alone
+#: they name no one, so "Bank" is never read as an alias of one bank.
 ORG_WORDS = frozenset("""
-    ag bank capital co company corp corporation dynamics energy foods fund grid group holdings hotels
-    inc industries labs llc logistics ltd motors partners plc retail robotics semiconductors
-    software systems technologies ventures works""".split())
+    ag association bank co college company corp corporation foundation fund gmbh group holdings
+    inc institute llc ltd partners plc sa society trust university""".split())
+#: Titles that precede a person's name; open extraction drops them from the canonical name
+#: ("Dr. Lena Marsh" -> "Lena Marsh") and keeps the titled form as an alias.
+TITLES = frozenset("""dr doctor prof professor mr mrs ms miss mx sir dame lord lady king queen prince
+    princess emperor empress duke duchess rev reverend""".split())
+#: Open predicates longer than this many words are refused (a clause, not a relation).
+MAX_PREDICATE_WORDS = 6
+#: Open extraction answers may list this many facts (each is about 35 tokens).
+OPEN_MAX_FACTS = 8
+#: Cap on the open extraction answer.
+OPEN_MAX_TOKENS = 400
 #: A document longer than this (estimated tokens) does not fit the local model's context.
 MAX_DOCUMENT_TOKENS = 6000
 #: Cap on the extraction answer (a looping small model stops here).
@@ -95,7 +107,9 @@ class Triple:
     object: str
     doc_id: str
     evidence: str
-    verb: str = ""          # the model's own verb, kept for RELATED_TO
+    verb: str = ""          # the model's own verb, kept for RELATED_TO (schema mode)
+    subject_type: str = ""  # person, organization, place, work, event, other (open mode)
+    object_type: str = ""
 
     def as_tuple(self) -> tuple[str, str, str]:
         """``(subject, relation, object)``."""
@@ -130,12 +144,26 @@ class Extraction:
 
 # --- prompt, schema, documents ------------------------------------------------------------
 
-def extraction_schema() -> dict:
-    """The JSON schema of an extraction answer: ``{"facts": [{evidence, subject, relation, object}]}``.
+def _schema_relations(schema: Any) -> dict[str, str]:
+    """A domain schema as ``{RELATION: meaning}``: a mapping, or a list of names (no meanings)."""
+    if isinstance(schema, dict):
+        rels = {str(k).strip().upper(): str(v) for k, v in schema.items()}
+    elif isinstance(schema, (list, tuple)) and schema and all(isinstance(x, str) for x in schema):
+        rels = {x.strip().upper(): x.strip().replace("_", " ").lower() for x in schema}
+    else:
+        raise ValueError("schema must be None (open extraction), a dict of relation -> meaning, or "
+                         f"a list of relation names, not {schema!r}")
+    if not all(re.fullmatch(r"[A-Z][A-Z0-9_]*", r) for r in rels):
+        raise ValueError(f"schema relation names must be UPPER_SNAKE_CASE words, got {sorted(rels)}")
+    return rels
+
+
+def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
+    """The JSON schema of a schema-guided extraction answer (``relation`` is an enum).
 
     Taught in chapter "From text to a knowledge graph". ``evidence`` comes first so the model
-    copies the sentence before naming the fact; ``relation`` is an enum of :data:`RELATIONS`;
-    ``verb`` is optional (for :data:`FALLBACK_RELATION`).
+    copies the sentence before naming the fact; ``verb`` is optional (for
+    :data:`FALLBACK_RELATION`).
 
     Examples
     --------
@@ -149,7 +177,7 @@ def extraction_schema() -> dict:
             "properties": {
                 "evidence": {"type": "string"},
                 "subject": {"type": "string"},
-                "relation": {"type": "string", "enum": list(RELATIONS)},
+                "relation": {"type": "string", "enum": list(_schema_relations(schema))},
                 "object": {"type": "string"},
                 "verb": {"type": "string"},
             },
@@ -160,26 +188,114 @@ def extraction_schema() -> dict:
     }
 
 
-def extraction_prompt(text: str) -> str:
-    """The user message that asks for the facts of ``text`` (see :mod:`gaba.prompts`).
+def open_extraction_schema(names: Sequence[str] | None = None) -> dict:
+    """The JSON schema of an open extraction answer: facts with a free ``predicate``.
+
+    Taught in chapter "From text to a knowledge graph". ``subject`` and ``object`` must be one
+    of ``names`` (the document's candidate names, :func:`candidate_names`), so the model
+    cannot link a name to "battery packs"; the evidence is a sentence number (the code stores
+    the document's own sentence), which keeps the answer short.
 
     Examples
     --------
-    >>> print(extraction_prompt("Acme buys from Beta.").splitlines()[0])
-    List every fact in the text that links two named companies or people.
+    >>> s = open_extraction_schema(["Acme", "Ann Lee"])
+    >>> s["properties"]["facts"]["items"]["properties"]["subject"]
+    {'type': 'string', 'enum': ['Acme', 'Ann Lee']}
     """
-    relations = "\n".join(f"- {name}: {meaning}" for name, meaning in EXTRACTION_RELATIONS.items())
+    types = {"type": "string", "enum": list(ENTITY_TYPES)}
+    name = {"type": "string", "enum": list(names)} if names else {"type": "string"}
+    return {
+        "type": "object",
+        "properties": {"facts": {"type": "array", "maxItems": OPEN_MAX_FACTS, "items": {
+            "type": "object",
+            "properties": {
+                "sentence": {"type": "integer", "minimum": 1},
+                "subject": name,
+                "predicate": {"type": "string"},
+                "object": name,
+                "subject_type": types,
+                "object_type": types,
+            },
+            "required": ["sentence", "subject", "predicate", "object", "subject_type", "object_type"],
+            "additionalProperties": False}}},
+        "required": ["facts"],
+        "additionalProperties": False,
+    }
+
+
+#: Capitalised words that are calendar words, not names (dropped from the candidate names).
+_CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
+    march april may june july august september october november december""".split())
+
+
+def candidate_names(text: str) -> list[str]:
+    """The names the open extractor may use: capitalised runs of the text, titles dropped.
+
+    Generic, no word list of any corpus: a run of capitalised words (:func:`capitalised_names`),
+    a person's title removed (:func:`strip_title`), calendar words and pronouns left out.
+
+    Examples
+    --------
+    >>> candidate_names("Dr. Ann Lee founded Acme in March 2019. She lives in Oslo.")
+    ['Ann Lee', 'Acme', 'Oslo']
+    """
+    out: list[str] = []
+    for n in capitalised_names(text):
+        n = strip_title(n)
+        words = [w for w in n.split() if w.lower().rstrip(".") not in _CALENDAR]
+        n = " ".join(words)
+        if n and _is_name(n) and n.rstrip(".").lower() not in TITLES and n.lower() not in _STOP \
+                and n not in out:
+            out.append(n)
+    return out
+
+
+def numbered_sentences(text: str) -> str:
+    """The text as numbered sentences, one per line (what the open extractor reads).
+
+    Examples
+    --------
+    >>> print(numbered_sentences("Ann founded Acme. She lives in Oslo."))
+    [1] Ann founded Acme.
+    [2] She lives in Oslo.
+    """
+    return "\n".join(f"[{i}] {s}" for i, s in enumerate(split_sentences(text), 1))
+
+
+def extraction_prompt(text: str, schema: Any = None) -> str:
+    """The user message that asks for the facts of ``text`` (see :mod:`gaba.prompts`).
+
+    ``schema=None`` (the default) is open extraction; a domain schema (e.g.
+    :data:`gaba.prompts.NEWS_SCHEMA`) lists its relations in the prompt.
+
+    Examples
+    --------
+    >>> print(extraction_prompt("Acme buys from Beta.").splitlines()[0][:40])
+    List the facts in the text that link two
+    >>> "SUPPLIES_TO" in extraction_prompt("Acme buys from Beta.", NEWS_SCHEMA)
+    True
+    """
+    if schema is None:
+        return OPEN_EXTRACTION_PROMPT.format(names="; ".join(candidate_names(text)),
+                                             sentences=numbered_sentences(text))
+    relations = "\n".join(f"- {name}: {meaning}" for name, meaning in _schema_relations(schema).items())
     return EXTRACTION_PROMPT.format(relations=relations, text=text.strip())
 
 
-def prompt_version() -> str:
+def prompt_version(schema: Any = None) -> str:
     """A short hash of everything that shapes an extraction request (prompt, schema, limits).
 
     Part of every triples-cache key: changing the prompt makes every document a cache miss.
     """
-    blob = json.dumps({"system": EXTRACTION_SYSTEM, "prompt": EXTRACTION_PROMPT,
-                       "relations": EXTRACTION_RELATIONS, "schema": extraction_schema(),
-                       "max_tokens": EXTRACTION_MAX_TOKENS}, sort_keys=True)
+    if schema is None:
+        blob = json.dumps({"system": OPEN_EXTRACTION_SYSTEM, "prompt": OPEN_EXTRACTION_PROMPT,
+                           "schema": open_extraction_schema(), "max_tokens": OPEN_MAX_TOKENS},
+                          sort_keys=True)
+    else:
+        rels = _schema_relations(schema)
+        blob = json.dumps({"system": EXTRACTION_SYSTEM, "prompt": EXTRACTION_PROMPT,
+                           "relations": rels, "schema": extraction_schema(rels),
+                           "max_tokens": EXTRACTION_MAX_TOKENS}, sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 
 
@@ -217,28 +333,55 @@ def check_document(doc: dict) -> None:
 
 # --- extraction and validation ------------------------------------------------------------
 
-def _call_extractor(doc: dict):
+def _call_extractor(doc: dict, schema: Any = None):
     from .llm import call_llm
 
     try:
-        return call_llm(extraction_prompt(doc["text"]), system=EXTRACTION_SYSTEM,
-                        schema=extraction_schema(), schema_name="facts",
+        if schema is None:
+            return call_llm(extraction_prompt(doc["text"]), system=OPEN_EXTRACTION_SYSTEM,
+                            schema=open_extraction_schema(candidate_names(doc["text"])),
+                            schema_name="facts",
+                            max_tokens=OPEN_MAX_TOKENS, temperature=0.0, seed=0,
+                            purpose=f"extract triples (open) from document {doc['id']}")
+        rels = _schema_relations(schema)
+        return call_llm(extraction_prompt(doc["text"], rels), system=EXTRACTION_SYSTEM,
+                        schema=extraction_schema(rels), schema_name="facts",
                         max_tokens=EXTRACTION_MAX_TOKENS, temperature=0.0, seed=0,
                         purpose=f"extract triples from document {doc['id']}")
     except LLMOutputError as exc:
         raise LLMOutputError(f"document {doc['id']!r}: no usable extraction ({exc})") from exc
 
 
+#: Abbreviations after which a full stop does not end a sentence ("Dr. Lee", "Acme Inc. said").
+ABBREVIATIONS = frozenset("""dr prof mr mrs ms mx st jr sr rev gen col capt lt sgt inc corp co ltd
+    no vs etc approx dept univ est fig""".split())
+
+
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences (on ``.``, ``!``, ``?`` followed by a space and a capital or digit).
+
+    A full stop after an abbreviation (:data:`ABBREVIATIONS`) or an initial ("J. R. Tolk") does
+    not end a sentence.
 
     Examples
     --------
     >>> split_sentences("Helio invested $1.5 million. Aurora said so! Fine")
     ['Helio invested $1.5 million.', 'Aurora said so!', 'Fine']
+    >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
+    ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """
     parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])", text.strip())
-    return [p.strip() for p in parts if p.strip()]
+    out: list[str] = []
+    for p in (p.strip() for p in parts):
+        if not p:
+            continue
+        last = re.search(r"(\w+)\.$", out[-1]) if out else None
+        if last and (last.group(1).lower() in ABBREVIATIONS
+                     or (len(last.group(1)) == 1 and last.group(1).isupper())):
+            out[-1] = out[-1] + " " + p
+        else:
+            out.append(p)
+    return out
 
 
 def normalize_name(name: str) -> str:
@@ -338,10 +481,164 @@ def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
     return None
 
 
-def validate_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], list[Rejection]]:
-    """Keep the model's records that the document supports; say why the others were refused.
+_AUX = frozenset("""is was were are am be been being has have had will would shall should can could
+    may might must do does did also currently now then later recently reportedly""".split())
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def normalize_predicate(text: str) -> str:
+    """A predicate as a short lowercase snake_case label: auxiliaries and articles dropped.
+
+    Taught in chapter "From text to a knowledge graph". Returns ``""`` when nothing that names
+    a relation is left (``"is"``).
+
+    Examples
+    --------
+    >>> normalize_predicate("has joined the board of"), normalize_predicate("Was born in")
+    ('joined_board_of', 'born_in')
+    >>> normalize_predicate("is")
+    ''
+    """
+    words = re.findall(r"[^\W_]+", str(text).casefold().replace("\u2019", "'"))
+    while words and words[0] in _AUX:
+        words.pop(0)
+    words = [w for w in words if w not in _ARTICLES]
+    if not any(w not in _AUX and w not in _STOP for w in words):
+        return ""
+    return "_".join(words)
+
+
+def predicate_words(relation: str) -> str:
+    """A relation label as words: ``"joined_board_of"`` -> ``"joined board of"``.
+
+    Examples
+    --------
+    >>> predicate_words("SUPPLIES_TO"), predicate_words("born_in")
+    ('supplies to', 'born in')
+    """
+    return " ".join(w for w in re.split(r"[_\s]+", str(relation).strip().lower()) if w)
+
+
+def strip_title(name: str) -> str:
+    """A person's name without a leading title (:data:`TITLES`): "Dr. Lena Marsh" -> "Lena Marsh".
+
+    Examples
+    --------
+    >>> strip_title("Dr. Lena Marsh"), strip_title("Professor Ivo Tarn"), strip_title("Marsh")
+    ('Lena Marsh', 'Ivo Tarn', 'Marsh')
+    """
+    words = name.split()
+    while len(words) > 1 and words[0].rstrip(".").lower() in TITLES and words[1][:1].isupper():
+        words = words[1:]
+    return " ".join(words)
+
+
+def _stem4(word: str) -> str:
+    return word[:4]
+
+
+def _predicate_in(predicate: str, text: str) -> bool:
+    """Whether a content word of the predicate (first four letters) occurs in ``text``."""
+    have = {_stem4(w) for w in _tokens(text)}
+    content = [w for w in predicate.split("_") if w not in _STOP and w not in _AUX and len(w) >= 3]
+    return not content or any(_stem4(w) in have for w in content)
+
+
+def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], list[Rejection]]:
+    """Keep the open-extraction records that the document supports; say why others were refused.
 
     Taught in chapter "From text to a knowledge graph". A record is kept when
+
+    - its predicate normalises (:func:`normalize_predicate`) to at most
+      :data:`MAX_PREDICATE_WORDS` words that name a relation, and a content word of it occurs in
+      the evidence (so the model cannot invent a relation the sentence does not state);
+    - subject and object are two different proper names of the document (not pronouns); a
+      person's title is dropped (:func:`strip_title`);
+    - the numbered sentence mentions one name and, with the sentence before it (for "she" and
+      "it"), both; if it does not, the first sentence that mentions both is used instead. The
+      document's own sentence is stored as evidence.
+
+    Returns
+    -------
+    (list of Triple, list of Rejection)
+
+    Examples
+    --------
+    >>> doc = {"id": "d1", "text": "Dr. Ann Lee founded Acme in 2019. She lives in Oslo."}
+    >>> recs = [{"sentence": 2, "subject": "Ann Lee", "predicate": "lives in", "object": "Oslo",
+    ...          "subject_type": "person", "object_type": "place"}]
+    >>> kept, refused = validate_open_triples(recs, doc)
+    >>> kept[0].as_tuple(), kept[0].evidence
+    (('Ann Lee', 'lives_in', 'Oslo'), 'She lives in Oslo.')
+    """
+    sentences = split_sentences(doc["text"])
+    kept: list[Triple] = []
+    rejected: list[Rejection] = []
+    seen: set[tuple[str, str, str]] = set()
+    for rec in records:
+        def refuse(reason: str) -> None:
+            rejected.append(Rejection(doc["id"], dict(rec) if isinstance(rec, dict) else {"record": rec},
+                                      reason))
+
+        if not isinstance(rec, dict):
+            refuse("not a record")
+            continue
+        stype = str(rec.get("subject_type") or "other")
+        otype = str(rec.get("object_type") or "other")
+        stype = stype if stype in ENTITY_TYPES else "other"
+        otype = otype if otype in ENTITY_TYPES else "other"
+        subj = normalize_name(rec.get("subject", ""))
+        obj = normalize_name(rec.get("object", ""))
+        subj = strip_title(subj) if stype == "person" else subj
+        obj = strip_title(obj) if otype == "person" else obj
+        pred = normalize_predicate(rec.get("predicate", ""))
+        if not pred:
+            refuse(f"predicate {rec.get('predicate')!r} names no relation")
+            continue
+        if len(pred.split("_")) > MAX_PREDICATE_WORDS:
+            refuse(f"predicate {rec.get('predicate')!r} is longer than {MAX_PREDICATE_WORDS} words")
+            continue
+        if not _is_name(subj) or not _is_name(obj):
+            refuse("subject or object is not a name")
+            continue
+        if not (_capitalised_in(subj, doc["text"]) and _capitalised_in(obj, doc["text"])):
+            refuse("subject or object is not a name in the text")
+            continue
+        if subj.lower() == obj.lower():
+            refuse("subject and object are the same")
+            continue
+        n = rec.get("sentence")
+        i = n - 1 if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(sentences) else None
+
+        def supports(j: int) -> bool:
+            here = [mentions(sentences[j], x) for x in (subj, obj)]
+            window = sentences[j] if j == 0 else sentences[j - 1] + " " + sentences[j]
+            return any(here) and all(mentions(window, x) for x in (subj, obj))
+
+        if i is None or not supports(i):
+            i = next((j for j, s in enumerate(sentences)
+                      if mentions(s, subj) and mentions(s, obj)), None)
+        if i is None:
+            refuse(f"no sentence of the document mentions both {subj!r} and {obj!r}")
+            continue
+        window = sentences[i] if i == 0 else sentences[i - 1] + " " + sentences[i]
+        if not _predicate_in(pred, window):
+            refuse(f"predicate {pred!r} does not occur in the sentence")
+            continue
+        key = (subj.lower(), pred, obj.lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype))
+    return kept, rejected
+
+
+def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
+                     ) -> tuple[list[Triple], list[Rejection]]:
+    """Keep the model's records that the document supports; say why the others were refused.
+
+    Taught in chapter "From text to a knowledge graph". With ``schema=None`` (open extraction,
+    the default) this is :func:`validate_open_triples`. With a domain schema, a record is kept when
 
     - its relation is in :data:`RELATIONS`, and subject and object are two different names
       (not pronouns such as "the company"), each written as a proper name (capitalised) in
@@ -358,13 +655,17 @@ def validate_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], 
     -------
     (list of Triple, list of Rejection)
     """
+    if schema is None:
+        return validate_open_triples(records, doc)
+    relations = tuple(_schema_relations(schema))
     sentences = split_sentences(doc["text"])
     kept: list[Triple] = []
     rejected: list[Rejection] = []
     seen: set[tuple[str, str, str]] = set()
     for rec in records:
         def refuse(reason: str) -> None:
-            rejected.append(Rejection(doc["id"], dict(rec), reason))
+            rejected.append(Rejection(doc["id"], dict(rec) if isinstance(rec, dict) else {"record": rec},
+                                      reason))
 
         if not isinstance(rec, dict):
             refuse("not a record")
@@ -373,7 +674,7 @@ def validate_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], 
         obj = normalize_name(rec.get("object", ""))
         rel = str(rec.get("relation", "")).strip().upper()
         verb = str(rec.get("verb", "") or "").strip() if rel == FALLBACK_RELATION else ""
-        if rel not in RELATIONS:
+        if rel not in relations:
             refuse(f"relation {rel!r} is not in the vocabulary")
             continue
         if not _is_name(subj) or not _is_name(obj):
@@ -403,7 +704,7 @@ def validate_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], 
     return kept, rejected
 
 
-def extract_triples(doc: dict | str, *, rejected: list | None = None) -> list[Triple]:
+def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | None = None) -> list[Triple]:
     """Extract the facts of one document as validated triples with provenance.
 
     Taught in chapter "From text to a knowledge graph".
@@ -413,6 +714,9 @@ def extract_triples(doc: dict | str, *, rejected: list | None = None) -> list[Tr
     doc : dict or str
         ``{"id", "text"}`` (as from :func:`gaba.data.news.load_documents`) or a plain string
         (id ``d01``).
+    schema : None, dict or list, optional
+        None (default): open extraction, predicates taken from the text. A domain schema
+        (e.g. :data:`gaba.prompts.NEWS_SCHEMA`) restricts relations to its names.
     rejected : list, optional
         If given, the :class:`Rejection` records are appended to it.
 
@@ -435,8 +739,10 @@ def extract_triples(doc: dict | str, *, rejected: list | None = None) -> list[Tr
     Aurora Cell Works -[SUPPLIES_TO]-> Kestrel Motors
     """
     d = _as_document(doc)
-    resp = _call_extractor(d)
-    kept, refused = validate_triples(resp.data["facts"], d)
+    if schema is None and len(candidate_names(d["text"])) < 2:
+        return []                          # a fact links two names; no model call
+    resp = _call_extractor(d, schema)
+    kept, refused = validate_triples(resp.data["facts"], d, schema)
     if rejected is not None:
         rejected.extend(refused)
     return kept
@@ -449,12 +755,24 @@ def kg_cache_dir(cache_dir: str | Path | None = None) -> Path:
     return Path(cache_dir or os.environ.get("GABA_KG_CACHE") or KG_CACHE_DIR)
 
 
-def triples_cache_key(text: str) -> str:
-    """sha256 of the document text, the extraction prompt version and the model identity."""
+def triples_cache_key(text: str, schema: Any = None) -> str:
+    """sha256 of the document text, the extraction request and the model identity.
+
+    In open mode the request itself is hashed (its prompt lists the document's candidate names,
+    so a change to how names are found is a cache miss for exactly the documents it changes);
+    in schema mode, the prompt version (:func:`prompt_version`).
+    """
     from .llm import _identity
 
-    blob = json.dumps({"text": text, "prompt": prompt_version(), "model": _identity()},
-                      sort_keys=True, ensure_ascii=False)
+    if schema is None:
+        request = {"system": OPEN_EXTRACTION_SYSTEM, "prompt": extraction_prompt(text),
+                   "schema": open_extraction_schema(candidate_names(text)),
+                   "max_tokens": OPEN_MAX_TOKENS}
+        blob = json.dumps({"text": text, "request": request, "model": _identity()},
+                          sort_keys=True, ensure_ascii=False)
+    else:
+        blob = json.dumps({"text": text, "prompt": prompt_version(schema), "model": _identity()},
+                          sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -467,7 +785,7 @@ def _read_entry(path: Path, key: str) -> dict | None | bool:
         ok = (isinstance(entry, dict) and entry.get("key") == key
               and isinstance(entry.get("facts"), list)
               and all(isinstance(f, dict) and all(isinstance(f.get(k), str) for k in
-                                                   ("subject", "relation", "object", "evidence"))
+                                                   ("subject", "object"))
                       for f in entry["facts"]))
         return entry if ok else False
     except (OSError, ValueError, UnicodeDecodeError):
@@ -500,7 +818,7 @@ def _recorded_seconds(resp) -> float:
         return 0.0
 
 
-def extract_corpus(documents: Any = None, *, cache_dir: str | Path | None = None,
+def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str | Path | None = None,
                    rebuild: bool = False, progress: bool = True) -> Extraction:
     """Extract every document, through the per-document triples cache.
 
@@ -514,6 +832,8 @@ def extract_corpus(documents: Any = None, *, cache_dir: str | Path | None = None
     ----------
     documents : None, list or path
         Anything :func:`gaba.data.news.load_documents` accepts (default: the news corpus).
+    schema : None, dict or list, optional
+        None: open extraction (default); else a domain schema (see :func:`extract_triples`).
     cache_dir : str or Path, optional
         Folder of the triples cache (default :func:`kg_cache_dir`).
     rebuild : bool
@@ -537,7 +857,7 @@ def extract_corpus(documents: Any = None, *, cache_dir: str | Path | None = None
     out = Extraction([], [], {}, {}, {"hits": 0, "misses": 0, "rebuilt": 0})
     for d in tqdm(docs, desc="extracting triples", unit="doc", disable=not progress,
                   file=sys.stderr):
-        key = triples_cache_key(d["text"])
+        key = triples_cache_key(d["text"], schema)
         path = folder / f"{key}.json"
         entry = None if rebuild else _read_entry(path, key)
         if entry is False:
@@ -545,13 +865,18 @@ def extract_corpus(documents: Any = None, *, cache_dir: str | Path | None = None
             entry = None
         if entry is None:
             out.cache["misses"] += 1
+            if schema is None and len(candidate_names(d["text"])) < 2:
+                out.seconds[d["id"]], out.raw[d["id"]] = 0.0, []   # fewer than two names: no fact
+                continue
             try:
-                resp = _call_extractor(d)
-            except LLMOutputError as exc:
+                resp = _call_extractor(d, schema)
+            except CacheMiss:
+                raise                      # offline with no recording: a setup error, not this document's
+            except GabaError as exc:       # malformed output, a context overflow, a failing endpoint
                 out.failed[d["id"]] = str(exc)
                 continue
             entry = {"format": CACHE_FORMAT, "key": key, "doc_id": d["id"],
-                     "prompt_version": prompt_version(), "model": resp.model,
+                     "prompt_version": prompt_version(schema), "model": resp.model,
                      "seconds": _recorded_seconds(resp), "usage": resp.usage,
                      "llm_key": resp.key, "facts": resp.data["facts"]}
             _write_entry(path, entry)
@@ -560,7 +885,7 @@ def extract_corpus(documents: Any = None, *, cache_dir: str | Path | None = None
         out.seconds[d["id"]] = float(entry.get("seconds", 0.0))
         out.raw[d["id"]] = entry["facts"]
         out.usage[d["id"]] = dict(entry.get("usage") or {})
-        kept, refused = validate_triples(entry["facts"], d)
+        kept, refused = validate_triples(entry["facts"], d, schema)
         out.triples.extend(kept)
         out.rejected.extend(refused)
     return out
@@ -568,21 +893,46 @@ def extract_corpus(documents: Any = None, *, cache_dir: str | Path | None = None
 
 # --- entity reconciliation ----------------------------------------------------------------
 
+#: Lowercase words that may join the capitalised words of one name ("University of Caldermoor",
+#: "Ludwig van Beethoven"); "and" and "for" are left out, since they join two names as often.
+NAME_CONNECTORS = ("of the", "of", "de", "du", "del", "della", "der", "van", "von", "da", "di", "la", "le")
+_CONNECTOR_WORDS = frozenset(w for c in NAME_CONNECTORS for w in c.split())
+_CAP = r"[A-Z][\w&'’-]*"
+_CONNECT = "|".join(c.replace(" ", r"\s+") for c in NAME_CONNECTORS)
+_NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*")
+
+
 def capitalised_names(text: str) -> list[str]:
-    """Runs of capitalised words in ``text`` (leading function words dropped): candidate names.
+    """Runs of capitalised words in ``text``: candidate names, with their parts.
+
+    A run may hold connector words (:data:`NAME_CONNECTORS`): "University of Caldermoor" is one
+    name; its capitalised parts ("University", "Caldermoor") are listed after it. Leading
+    function words and a person's title (:func:`strip_title`) are dropped.
 
     Examples
     --------
     >>> capitalised_names("Before Orchard, Kim founded Tallyroute with Pacific Crest Logistics.")
     ['Orchard', 'Kim', 'Tallyroute', 'Pacific Crest Logistics']
+    >>> capitalised_names("Dr. Ann Lee joined the University of Caldermoor.")
+    ['Ann Lee', 'University of Caldermoor', 'University', 'Caldermoor']
     """
     names = []
-    for m in re.finditer(r"[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*)*", text):
-        words = normalize_name(m.group(0)).split()
+
+    def add(run: str) -> None:
+        words = normalize_name(run).split()
         while words and words[0].lower() in _STOP:
             words = words[1:]
-        if words:
-            names.append(" ".join(words))
+        name = strip_title(" ".join(words))
+        if name and name.rstrip(".").lower() not in TITLES:
+            names.append(name)
+
+    for m in _NAME_RUN.finditer(text):
+        run = m.group(0)
+        add(run)
+        parts = re.split(rf"\s+(?:{_CONNECT})\s+", run)
+        if len(parts) > 1:
+            for part in parts:
+                add(part)
     return names
 
 
@@ -646,7 +996,9 @@ def reconcile_entities(names: Iterable[str], documents: Any = None) -> dict[str,
             continue
         longer = [c for c in canon if len(toks[c]) > len(t)]
         prefix = {canon[c] for c in longer if toks[c][:len(t)] == t}
-        suffix = {canon[c] for c in longer if toks[c][-len(t):] == t}
+        # "Kestrel Motors" is not a short form of "CEO of Kestrel Motors": no suffix into a connected name
+        suffix = {canon[c] for c in longer if toks[c][-len(t):] == t
+                  and not any(w in _CONNECTOR_WORDS for w in toks[c])}
         if len(prefix) == 1:
             canon[k] = prefix.pop()
         elif not prefix and len(suffix) == 1:
@@ -826,8 +1178,9 @@ def triple_differences(predicted: Any, gold: Any = None) -> tuple[list, list]:
 
 # --- the graph ----------------------------------------------------------------------------
 
-def build_knowledge_graph(documents: Any = None, *, cache_dir: str | Path | None = None,
-                          rebuild: bool = False, progress: bool = True):
+def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
+                          cache_dir: str | Path | None = None, rebuild: bool = False,
+                          progress: bool = True):
     """Build the knowledge graph of a corpus: extraction (cached), validation, reconciliation.
 
     Taught in chapter "From text to a knowledge graph". Public as
@@ -838,6 +1191,10 @@ def build_knowledge_graph(documents: Any = None, *, cache_dir: str | Path | None
     documents : None, list or path
         Default: the book's 14 news snippets. Also a list of strings or ``{"id", "text"}``
         dicts, a JSON file of such a list, or a folder of ``.txt``/``.md`` files.
+    schema : None, dict or list, optional
+        None (default): open extraction, each relation a short predicate from the text
+        (``founded``, ``born_in``). A domain schema such as :data:`gaba.prompts.NEWS_SCHEMA`
+        restricts relations to its names (schema-guided extraction).
     cache_dir : str or Path, optional
         Folder of the per-document triples cache (default ``assets/kg-cache``, or
         ``GABA_KG_CACHE``). Delete it (or pass ``rebuild=True``) to re-extract.
@@ -849,11 +1206,13 @@ def build_knowledge_graph(documents: Any = None, *, cache_dir: str | Path | None
     Returns
     -------
     networkx.MultiDiGraph
-        Nodes are canonical entity names with attribute ``aliases`` (sorted list of the other
-        surface forms). Edges go subject -> object with key = relation and attributes
-        ``relation``, ``doc_id``, ``evidence`` (first source), ``sources`` (every
-        ``[doc_id, evidence]``) and, for RELATED_TO, ``verb``. ``G.graph`` records
-        ``documents``, ``failed`` (doc_id -> error), ``cache`` counts and ``prompt_version``.
+        Nodes are canonical entity names with attributes ``aliases`` (sorted list of the other
+        surface forms, titled forms such as "Dr. Lena Marsh" included) and, in open mode,
+        ``type``. Edges go subject -> object with key = relation and attributes ``relation``,
+        ``doc_id``, ``evidence`` (first source), ``sources`` (every ``[doc_id, evidence]``) and,
+        for RELATED_TO, ``verb``. ``G.graph`` records ``documents``, ``failed`` (doc_id ->
+        error), ``cache`` counts, ``schema`` (``"open"`` or the relation names) and
+        ``prompt_version``.
 
     Raises
     ------
@@ -871,16 +1230,20 @@ def build_knowledge_graph(documents: Any = None, *, cache_dir: str | Path | None
     from .data.news import load_documents
 
     docs = load_documents(documents)
-    ex = extract_corpus(docs, cache_dir=cache_dir, rebuild=rebuild, progress=progress)
+    ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress)
     names = sorted({t.subject for t in ex.triples} | {t.object for t in ex.triples})
     table = reconcile_entities(names, docs)
     triples = apply_aliases(ex.triples, table)
     G = nx.MultiDiGraph(documents=len(docs), failed=dict(ex.failed), cache=dict(ex.cache),
-                        prompt_version=prompt_version())
+                        schema="open" if schema is None else list(_schema_relations(schema)),
+                        prompt_version=prompt_version(schema))
+    types: dict[str, Counter] = {}
     for t in triples:
-        for n in (t.subject, t.object):
+        for n, ty in ((t.subject, t.subject_type), (t.object, t.object_type)):
             if n not in G:
                 G.add_node(n, aliases=[])
+            if ty:
+                types.setdefault(n, Counter())[ty] += 1
         if G.has_edge(t.subject, t.object, key=t.relation):
             G.edges[t.subject, t.object, t.relation]["sources"].append([t.doc_id, t.evidence])
             continue
@@ -892,6 +1255,9 @@ def build_knowledge_graph(documents: Any = None, *, cache_dir: str | Path | None
     for alias, canonical in table.items():
         if canonical in G and alias != canonical and alias not in G.nodes[canonical]["aliases"]:
             G.nodes[canonical]["aliases"].append(alias)
+    for n, c in types.items():
+        G.nodes[n]["type"] = sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    _add_titled_aliases(G, docs)
     for n in G:
         G.nodes[n]["aliases"] = sorted(G.nodes[n]["aliases"])
     if ex.failed:
@@ -900,6 +1266,19 @@ def build_knowledge_graph(documents: Any = None, *, cache_dir: str | Path | None
                                                               sorted(ex.failed.items())),
                       stacklevel=2)
     return G
+
+
+def _add_titled_aliases(G, docs: list[dict]) -> None:
+    """Add "Dr. Lena Marsh" as an alias of person node "Lena Marsh" where a text writes it so."""
+    titles = "|".join(sorted(TITLES, key=len, reverse=True))
+    text = "\n".join(d["text"] for d in docs)
+    for n, data in G.nodes(data=True):
+        if data.get("type") != "person":
+            continue
+        for m in re.finditer(rf"\b(?:{titles})\.?\s+{re.escape(n)}\b", text, flags=re.I):
+            alias = m.group(0)
+            if alias[:1].isupper() and alias not in data["aliases"]:
+                data["aliases"].append(alias)
 
 
 def graph_triples(G) -> list[Triple]:

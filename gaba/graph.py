@@ -37,14 +37,13 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .answer import ABSTAIN, _quote, fact_sentence, final_answer, is_abstention, paths_prompt
 from .errors import EntityNotFound, NoPath
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
     import pandas as pd
 
-#: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
-ABSTAIN = "I don't know"
 #: Traversals deeper than this are capped (with a warning): the context would swallow the graph.
 MAX_HOPS = 6
 #: Approximate tokens per word, for context-size estimates (English prose, BPE tokenizers).
@@ -56,8 +55,8 @@ __all__ = [
     "ABSTAIN", "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
     "find_entities", "resolve_entity", "gather_facts", "gather_facts_by_hop", "fact_evidence",
     "fact_sentence", "answer_prompt", "flat_prompt", "final_answer", "graph_rag", "flat_retrieve", "flat_rag", "is_abstention",
-    "shortest_connection", "route_question", "hop_table", "traversal_seconds", "asked_relations",
-    "missing_relations",
+    "shortest_connection", "route_question", "hop_table", "traversal_seconds", "graph_rag_trace",
+    "DEFAULT_BUDGET",
 ]
 
 
@@ -411,67 +410,21 @@ def traversal_seconds(G, entities, hops: int = 2, *, repeat: int = 200) -> float
 
 # --------------------------------------------------------------------------- rendering facts
 
-_RELATION_PHRASES = {
-    "SUPPLIES_TO": "supplies", "SUPPLIES": "supplies", "COMPETES_WITH": "competes with",
-    "BOARD_MEMBER_OF": "is a board member of", "CEO_OF": "is the chief executive (CEO) of",
-    "INVESTS_IN": "invests in", "ACQUIRED": "acquired", "FOUNDED": "founded",
-    "PARTNERS_WITH": "partners with", "CUSTOMER_OF": "is a customer of", "BANKS_WITH": "banks with",
-    "EMPLOYED_BY": "is employed by", "WORKS_FOR": "works for", "SUBSIDIARY_OF": "is a subsidiary of",
-    "OWNS": "owns", "LENDS_TO": "lends to", "HEADQUARTERED_IN": "is headquartered in",
-    "FORMER_BOARD_MEMBER_OF": "is a former board member of", "ADVISES": "advises",
-    "BUYS_FROM": "buys from", "SUPPLIER_OF": "is a supplier of", "CHIEF_EXECUTIVE_OF": "is the chief executive of",
-}
-
-
-def _phrase(relation: str) -> str:
-    if relation in _RELATION_PHRASES:
-        return _RELATION_PHRASES[relation]
-    words = relation.replace("_", " ").replace("-", " ").strip().lower()
-    if words.endswith(" of") and not words.startswith(("is ", "was ")):
-        words = "is " + words
-    return words or "is related to"
-
-
-def fact_sentence(fact: tuple[str, str, str]) -> str:
-    """A fact as a plain English sentence: ``("A", "SUPPLIES_TO", "B")`` -> ``"A supplies B."``.
-
-    Small models chain sentences far more reliably than arrows or relation labels.
-
-    Examples
-    --------
-    >>> fact_sentence(("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works"))
-    'Voltaic Dynamics competes with Aurora Cell Works.'
-    """
-    s, r, o = fact
-    return f"{s} {_phrase(r)} {o}."
-
-
-def _quote(text: str) -> str:
-    """Neutralize the data delimiters inside quoted text so a document cannot close its own block."""
-    return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
-
-
-def answer_prompt(question: str, facts: Iterable[tuple[str, str, str]], evidence: Sequence[str] = ()
+def answer_prompt(question: str, facts: Iterable[tuple[str, str, str]], entities: Sequence[str] = ()
                   ) -> tuple[str, str]:
-    """The (system, user) messages of the Graph RAG answering call.
+    """The (system, user) messages of the Graph RAG answering call (see :func:`gaba.answer.paths_prompt`).
 
-    Facts are rendered as sentences and sorted, and the evidence sentences of the gathered edges
-    follow as quoted source text, so the prompt is byte-identical across runs (and cacheable)
-    and a mislabelled edge does not hide what its sentence says.
+    Facts are numbered once each and laid out as paths from ``entities`` (the question's
+    entities), so the prompt is byte-identical across runs (and cacheable).
 
     Examples
     --------
-    >>> system, user = answer_prompt("Who supplies B?", {("A", "SUPPLIES_TO", "B")})
-    >>> "A supplies B." in user
+    >>> system, user = answer_prompt("Who supplies B?", {("A", "SUPPLIES_TO", "B")}, ["B"])
+    >>> "[1] A supplies to B." in user
     True
     """
-    from . import prompts
-
-    lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in sorted(set(facts)))
-    sources = "\n".join(f'- "{_quote(e)}"' for e in sorted(set(evidence)))
-    user = prompts.GRAPH_ANSWER_PROMPT.format(facts=lines or "- (none)", sources=sources or "- (none)",
-                                              question=_quote(question.strip()), abstain=ABSTAIN)
-    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
+    system, user, _ = paths_prompt(question, facts, list(entities))
+    return system, user
 
 
 def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
@@ -482,48 +435,6 @@ def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
     user = prompts.FLAT_ANSWER_PROMPT.format(passages=block or "(none)", question=_quote(question.strip()),
                                              abstain=ABSTAIN)
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
-
-
-_ANSWER_LINE = re.compile(r"^[ \t*#>-]*answer[ \t*]*:[ \t*]*", re.I | re.M)
-
-
-def final_answer(reply: str) -> str:
-    """The answer part of a reply laid out as ``Facts used: ... / Answer: ...``.
-
-    The answering prompts ask the model to copy the facts it used before answering (small
-    models chain better that way); only the text after the last ``Answer:`` is the answer, so
-    copied facts cannot make a wrong answer pass. A reply without that line is kept whole.
-
-    Examples
-    --------
-    >>> final_answer("Facts used: A supplies B.\\nAnswer: Voltaic Dynamics.")
-    'Voltaic Dynamics.'
-    >>> final_answer("Voltaic Dynamics.")
-    'Voltaic Dynamics.'
-    """
-    text = (reply or "").strip()
-    matches = list(_ANSWER_LINE.finditer(text))
-    if matches:
-        tail = text[matches[-1].end():].strip()
-        if tail:
-            return tail
-    return text
-
-
-def is_abstention(answer: str) -> bool:
-    """True when an answer declines ("I don't know" and close variants).
-
-    Examples
-    --------
-    >>> is_abstention("I don't know."), is_abstention("Voltaic Dynamics.")
-    (True, False)
-    """
-    a = _norm(answer or "").strip()
-    if not a:
-        return True
-    return bool(re.search(r"\bi (don't|do not|cannot|can't) (know|answer|tell)\b|"
-                          r"\b(facts|passages|context|sources) (do not|does not|don't|doesn't) "
-                          r"(contain|say|state|mention|include)", a))
 
 
 # --------------------------------------------------------------------------- answering
@@ -545,55 +456,6 @@ def _link(question: str, G, linking: str) -> list[str]:
     return names
 
 
-#: Question words naming a relation of the extraction vocabulary that :data:`gaba.rank.RELATION_CUES`
-#: does not cover (relation -> word starts, matched at a word boundary).
-EXTRA_RELATION_CUES = {"BANKS": ("bank", "lend", "loan", "refinanc", "credit line")}
-
-
-def asked_relations(question: str, G=None) -> set[str]:
-    """The relation types a question names by its words ("competes" -> ``COMPETES_WITH``).
-
-    Uses the cue words of :func:`gaba.rank.relation_cues` plus :data:`EXTRA_RELATION_CUES`.
-    With ``G``, the graph's entity names are removed first, so "Granite Bank" is a name, not a
-    question about banking.
-
-    Examples
-    --------
-    >>> sorted(asked_relations("Who competes with Kestrel Motors' battery supplier?"))
-    ['COMPETES_WITH', 'SUPPLIES_TO']
-    >>> sorted(asked_relations("Through which companies is Tidewater Hotels connected to Bluepeak Robotics?"))
-    []
-    """
-    from .rank import relation_cues
-
-    text = _norm(question)
-    if G is not None:
-        table = _name_table(G)
-        for surface in sorted(table, key=lambda t: (-len(t), t)):
-            if surface:
-                text = re.sub(r"(?<!\w)" + re.escape(surface) + r"(?!\w)", " ", text)
-    asked = set(relation_cues(text))
-    for rel, cues in EXTRA_RELATION_CUES.items():
-        if re.search(r"\b(?:" + "|".join(re.escape(c) for c in cues) + ")", text):
-            asked.add(rel)
-    return asked
-
-
-def missing_relations(question: str, facts: Iterable[tuple[str, str, str]], G=None) -> set[str]:
-    """The relations a question asks about that none of the facts has (``BUYS_FROM`` counts as
-    ``SUPPLIES_TO``). A non-empty result means the facts cannot answer the question.
-
-    Examples
-    --------
-    >>> missing_relations("Who is the chief executive of Voltaic Dynamics?",
-    ...                   [("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works")])
-    {'CEO_OF'}
-    """
-    inverse = {"BUYS_FROM": "SUPPLIES_TO"}
-    present = {inverse.get(r, r) for _, r, _ in facts}
-    return asked_relations(question, G) - present
-
-
 def _no_entity_answer(G) -> str:
     names = sorted(str(n) for n in G.nodes)
     shown = ", ".join(names[:12]) + (f", and {len(names) - 12} more" if len(names) > 12 else "")
@@ -601,61 +463,33 @@ def _no_entity_answer(G) -> str:
             f"traverse. I looked for these names (and their aliases): {shown}.")
 
 
-def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = None, rank: str = "combined",
-              linking: str = "exact", check_relations: bool = True, temperature: float = 0.0,
-              seed: int = 0, max_tokens: int = 200) -> tuple[str, list[tuple[str, str, str]]]:
-    """Answer a question from the facts around its entities, with one model call.
+#: Default fact budget of :func:`graph_rag`: the prompt stays a few hundred tokens, far inside
+#: the local model's 8,192-token context, however large the graph.
+DEFAULT_BUDGET = 30
+#: Questions longer than this many characters are refused (entity matching scans the text).
+MAX_QUESTION_CHARS = 2000
 
-    Steps: find the question's entities (:func:`find_entities`, or :mod:`gaba.link` when
-    ``linking`` is not ``"exact"``); gather the facts within ``hops`` hops
-    (:func:`gather_facts`); optionally keep the ``budget`` most relevant facts
-    (:func:`gaba.rank.rank_facts`); render them as sorted sentences plus their evidence
-    sentences; ask the model once, with instructions to chain the facts, to copy the facts it
-    used, and to answer :data:`ABSTAIN` when they do not contain the answer. The prompt is
-    :func:`answer_prompt` (templates in :mod:`gaba.prompts`, section "answering").
 
-    Parameters
-    ----------
-    question : str
-    G : networkx graph
-    hops : int
-        Traversal depth (1 to :data:`MAX_HOPS`).
-    budget : int, optional
-        Keep at most this many facts, ranked by question relevance (default: keep all).
-    rank : str
-        Ranking method passed to ``rank_facts`` when ``budget`` is set.
-    linking : str
-        ``"exact"`` (name and alias matching) or a method of :func:`gaba.link.link_entities`.
-    check_relations : bool
-        Before calling the model, check that every relation the question names ("competes",
-        "chief executive", "acquired"...; :func:`asked_relations`) occurs among the facts; if
-        one does not, abstain without a model call (:func:`missing_relations`). Small models
-        rarely abstain on their own: asked for the chief executive of a company whose facts
-        name none, they name some entity from the context instead.
-    temperature, seed, max_tokens
-        Sampling settings of the answering call (each combination is its own cache entry).
+def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
+                    rank: str = "combined", linking: str = "exact", grounding: bool = True,
+                    temperature: float = 0.0, seed: int = 0, max_tokens: int = 200) -> dict:
+    """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
-    Returns
-    -------
-    (answer, facts)
-        The model's answer (the text after its ``Answer:`` line, see :func:`final_answer`) and
-        the sorted facts it was given. When the question names no entity of the graph, the
-        answer is an abstention naming the entities looked for, and no model call is made.
+    Keys: ``entities`` (linked), ``facts`` (sorted, after the budget), ``prompt`` (the user
+    message), ``numbered`` (number -> fact), ``reply`` (the model's whole reply, or None when no
+    call was made), ``model_answer`` (its ``Answer:`` line), ``grounding`` (a
+    :class:`gaba.answer.Grounding` or None) and ``answer`` (what the system says).
 
-    Raises
-    ------
-    ValueError
-        An empty graph, an empty question, or an invalid option.
-
-    Examples
-    --------
-    >>> answer, facts = graph_rag("Who competes with Kestrel Motors' battery supplier?", G)  # doctest: +SKIP
-    >>> "Voltaic" in answer                                                                   # doctest: +SKIP
-    True
+    See :func:`graph_rag` for the parameters.
     """
+    from .answer import check_grounding, paths_prompt
+
     _check_graph(G)
     if not isinstance(question, str) or not question.strip():
         raise ValueError("graph_rag needs a non-empty question string.")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ValueError(f"the question is {len(question):,} characters long; graph_rag takes at most "
+                         f"{MAX_QUESTION_CHARS:,}. Ask one question at a time.")
     if G.number_of_nodes() == 0:
         raise ValueError("the graph is empty: build it with build_knowledge_graph(documents) "
                          "(or load_graph(path)) before asking questions.")
@@ -664,29 +498,97 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = None, ran
         raise ValueError(f"budget must be a positive integer or None, not {budget!r}")
     if not isinstance(linking, str) or not linking:
         raise ValueError(f"linking must be 'exact' or a gaba.link method name, not {linking!r}")
+    out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
+                           "numbered": {}, "reply": None, "model_answer": None, "grounding": None}
     entities = _link(question, G, linking)
+    out["entities"] = entities
     if not entities:
-        return _no_entity_answer(G), []
+        out["answer"] = _no_entity_answer(G)
+        return out
     facts = gather_facts(G, entities, hops)
     if budget is not None and len(facts) > budget:
         from .rank import rank_facts  # question-aware ranking, written for the ranking chapter
 
-        facts = set(rank_facts(question, sorted(facts), G, budget=budget, method=rank))
-    facts_sorted = sorted(facts)
-    if not facts_sorted:
-        return (f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}.", [])
-    if check_relations:
-        missing = missing_relations(question, facts_sorted, G)
-        if missing:
-            return (f"{ABSTAIN}: the question asks about {', '.join(sorted(missing))}, and none of the "
-                    f"{len(facts_sorted)} facts within {hops} hops of {', '.join(entities)} has that "
-                    "relation.", facts_sorted)
-    system, user = answer_prompt(question, facts_sorted, fact_evidence(G, facts_sorted))
+        facts = set(rank_facts(question, sorted(facts), G, budget=budget, method=rank,
+                               entities=entities))
+    out["facts"] = sorted(facts)
+    if not facts:
+        out["answer"] = f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}."
+        return out
+    system, user, numbered = paths_prompt(question, facts, entities)
+    out["prompt"], out["numbered"] = user, numbered
     from .llm import call_llm
 
     resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
                     purpose=f"graph_rag: {question[:60]}")
-    return final_answer(resp.text), facts_sorted
+    out["reply"] = resp.text
+    out["model_answer"] = final_answer(resp.text)
+    if not grounding:
+        out["answer"] = out["model_answer"]
+        return out
+    verdict = check_grounding(resp.text, numbered, entities,
+                              aliases={n: _aliases(G, n) for f in numbered.values() for n in (f[0], f[2])
+                                       if n in G})
+    out["grounding"] = verdict
+    out["answer"] = out["model_answer"] if verdict.accepted else f"{ABSTAIN}: {verdict.reason}."
+    return out
+
+
+def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
+              rank: str = "combined", linking: str = "exact", grounding: bool = True,
+              temperature: float = 0.0, seed: int = 0, max_tokens: int = 200
+              ) -> tuple[str, list[tuple[str, str, str]]]:
+    """Answer a question from the facts around its entities, with one model call and a check.
+
+    Steps: find the question's entities (:func:`find_entities`, or :mod:`gaba.link` when
+    ``linking`` is not ``"exact"``); gather the facts within ``hops`` hops
+    (:func:`gather_facts`); keep the ``budget`` most relevant (:func:`gaba.rank.rank_facts`);
+    lay them out as numbered paths from the question's entities
+    (:func:`gaba.answer.paths_prompt`); ask the model once for the numbers of the facts it used
+    and the answer; accept the answer only if the grounding rule holds
+    (:func:`gaba.answer.check_grounding`: the cited facts exist, connect an entity of the
+    question to an entity the answer names). Otherwise the answer is :data:`ABSTAIN` followed
+    by the reason. :func:`graph_rag_trace` returns every step.
+
+    Parameters
+    ----------
+    question : str
+    G : networkx graph
+    hops : int
+        Traversal depth (1 to :data:`MAX_HOPS`).
+    budget : int or None
+        Keep at most this many facts, ranked by relevance to the question (default
+        :data:`DEFAULT_BUDGET`); None keeps every gathered fact.
+    rank : str
+        Ranking method passed to ``rank_facts`` when the budget applies.
+    linking : str
+        ``"exact"`` (name and alias matching) or a method of :func:`gaba.link.link_entities`.
+    grounding : bool
+        Apply the grounding rule (default). With False the model's answer is returned as is.
+    temperature, seed, max_tokens
+        Sampling settings of the answering call (each combination is its own cache entry).
+
+    Returns
+    -------
+    (answer, facts)
+        The answer and the sorted facts the model was given. When the question names no
+        entity of the graph, the answer is an abstention naming the entities looked for, and
+        no model call is made.
+
+    Raises
+    ------
+    ValueError
+        An empty graph, an empty or over-long question, or an invalid option.
+
+    Examples
+    --------
+    >>> answer, facts = graph_rag("Who competes with Kestrel Motors' battery supplier?", G)  # doctest: +SKIP
+    >>> "Voltaic" in answer                                                                   # doctest: +SKIP
+    True
+    """
+    t = graph_rag_trace(question, G, hops, budget=budget, rank=rank, linking=linking,
+                        grounding=grounding, temperature=temperature, seed=seed, max_tokens=max_tokens)
+    return t["answer"], t["facts"]
 
 
 _doc_cache: dict[tuple, Any] = {}
