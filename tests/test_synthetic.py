@@ -134,3 +134,96 @@ def test_bad_input(kwargs):
     n = kwargs.pop("n_docs")
     with pytest.raises(ValueError):
         make_scaling_corpus(n, **kwargs)
+
+
+# ----------------------------------------------------------------------------- the trade wire
+
+from gaba.data.tradewire import COMMODITIES, QUESTION_KINDS, make_trade_corpus  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def t1400():
+    return make_trade_corpus(1400, seed=0)
+
+
+def test_trade_is_deterministic_nested_and_seeded():
+    a, b = make_trade_corpus(300, seed=3), make_trade_corpus(300, seed=3)
+    assert a.documents == b.documents and a.triples == b.triples and a.questions == b.questions
+    assert [d["text"] for d in make_trade_corpus(300, seed=4).documents] != [d["text"] for d in a.documents]
+    small, big = make_trade_corpus(140), make_trade_corpus(1400)
+    big_docs = {d["id"]: d for d in big.documents}
+    assert all(big_docs[d["id"]] == d for d in small.documents)
+    assert small.questions == big.questions[:len(small.questions)]
+    c = make_trade_corpus(14)
+    assert len(c.documents) == 14 and len(c.questions) == 7
+
+
+def test_trade_names_relations_and_questions_unlike_the_book(t1400):
+    relations = {t.relation for t in t1400.all_triples()}
+    assert not relations & set(RELATIONS)
+    assert all(r == r.lower() and " " not in r for r in relations)
+    assert {f"ships_{w}_to" for w, _ in COMMODITIES.values()} <= relations
+    book = make_scaling_corpus(1400)
+    book_names = {t.subject for t in book.all_triples()} | {t.object for t in book.all_triples()}
+    trade_names = {t.subject for t in t1400.all_triples()} | {t.object for t in t1400.all_triples()}
+    assert not book_names & trade_names
+    book_openings = {" ".join(q.question.split()[:3]) for q in book.questions}
+    assert not book_openings & {" ".join(q.question.split()[:3]) for q in t1400.questions}
+    assert {q.kind for q in t1400.questions} == set(QUESTION_KINDS)
+    docs = {d["id"]: d["text"] for d in t1400.documents}
+    for t in t1400.all_triples():
+        assert t.evidence in docs[t.doc_id] and t.subject in t.evidence and t.object in t.evidence
+
+
+def test_trade_chains_cross_documents(t1400):
+    G = t1400.to_graph()
+    docs = {d["id"]: d["text"] for d in t1400.documents}
+    for q in t1400.questions:
+        first, second = q.facts
+        assert first.doc_id != second.doc_id
+        assert not any({first.fact, second.fact} <= {t.fact for t in ts} for ts in t1400.triples.values())
+        assert q.start in q.question and q.start in first.evidence and q.start not in docs[second.doc_id]
+        assert q.bridge in first.evidence and q.bridge in second.evidence and q.answer in second.evidence
+        assert {first.fact, second.fact} <= gather_facts(G, [q.start], hops=2)
+        assert second.fact not in gather_facts(G, [q.start], hops=1)
+        # the answer is unique: the bridge has one fact of the second hop's relation
+        rel2 = second.relation
+        n = sum(1 for _, _, k in G.in_edges(q.bridge, keys=True) if k == rel2) + \
+            sum(1 for _, _, k in G.out_edges(q.bridge, keys=True) if k == rel2)
+        assert n == 1, (q.id, q.bridge, rel2)
+        if first.relation.startswith("ships_"):        # one supplier of that commodity
+            assert sum(1 for _, _, k in G.in_edges(q.start, keys=True) if k == first.relation) == 1
+
+
+def test_trade_plants_near_misses(t1400):
+    """Beside each supply chain, the start takes another commodity from another supplier that
+    has the same kind of second-hop fact (its own rival, backer, manager or owner)."""
+    G = t1400.to_graph()
+    checked = 0
+    for q in t1400.questions:
+        first, second = q.facts
+        if not first.relation.startswith("ships_"):
+            continue
+        near = [s for s, _, k in G.in_edges(q.start, keys=True)
+                if k.startswith("ships_") and k != first.relation and s != q.bridge
+                and any(k2 == second.relation for *_, k2 in list(G.in_edges(s, keys=True)) + list(G.out_edges(s, keys=True)))]
+        assert near, q.id
+        checked += 1
+    assert checked == 40
+
+
+def test_trade_large_corpus_is_fast_and_has_hubs():
+    t0 = time.perf_counter()
+    c = make_trade_corpus(14_000)
+    assert time.perf_counter() - t0 < 20
+    assert len(c.documents) == 14_000 and c.summary()["max_degree"] > 100
+    G = c.to_graph()
+    assert max(len(gather_facts(G, [q.start], hops=2)) for q in c.questions[:5]) > 300
+
+
+@pytest.mark.parametrize("kwargs", [{"n_docs": 1}, {"n_docs": "100"}, {"n_docs": True},
+                                    {"n_docs": 100, "n_questions": 0}, {"n_docs": 100, "seed": 1.5}])
+def test_trade_bad_input(kwargs):
+    n = kwargs.pop("n_docs")
+    with pytest.raises(ValueError):
+        make_trade_corpus(n, **kwargs)

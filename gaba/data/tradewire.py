@@ -1,0 +1,395 @@
+"""A second scaling generator: a commodity trade wire, written apart from the book's company news.
+
+Taught in chapter "Retrieval that stays sharp at scale". :mod:`gaba.data.synthetic` writes the
+book's company news, whose relation names (``SUPPLIES_TO``, ``COMPETES_WITH``) are the ones the
+book's extraction schema uses. A ranker tuned on that corpus could lean on those names. This
+generator describes another trade (growers, mills and packers that ship commodities to food and
+drink makers, the funds behind them, the people who run them) with another naming style:
+open lowercase predicates such as ``ships_cocoa_to``, ``rivals``, ``bankrolled``,
+``managed_by``, ``took_over``, evidence sentences in wire style ("Under a 3-year agreement,
+Brindlemore Farms is the cocoa provider for Quenwick Confections."), and questions worded
+unlike either ("Which financier put money into the business that provides Quenwick
+Confections with cocoa?").
+
+It plants near misses on purpose: the maker a question starts from also takes *another*
+commodity from another supplier, and that supplier has the same kind of second-hop fact (its
+own rival, backer, manager or buyer). A ranker that reads "ships ... to" and "rivals" but not
+*which* commodity keeps the wrong chain.
+
+The output has the same shape as the book's generator (:class:`gaba.data.synthetic.ScalingCorpus`
+of :class:`~gaba.data.synthetic.Triple` and :class:`~gaba.data.synthetic.ChainQuestion`), so
+:func:`gaba.rank.scaling_experiment` runs on either (``generator=make_trade_corpus``). Corpora
+are deterministic under the seed and nested: a smaller corpus is a subset of a larger one.
+
+Examples
+--------
+>>> c = make_trade_corpus(140, n_questions=10)
+>>> len(c.documents), len(c.questions)
+(140, 10)
+>>> q = c.questions[0]
+>>> q.facts[0].relation.startswith("ships_"), q.facts[0].doc_id != q.facts[1].doc_id
+(True, True)
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import itertools
+import random
+from collections import defaultdict
+from collections.abc import Iterator
+
+from .synthetic import ChainQuestion, ScalingCorpus, Triple
+
+__all__ = ["make_trade_corpus", "COMMODITIES", "QUESTION_KINDS"]
+
+#: Commodity -> (word in predicates, phrase in text). A supplier ships exactly one commodity.
+COMMODITIES = {
+    "cocoa": ("cocoa", "cocoa"), "sugar": ("sugar", "cane sugar"), "vanilla": ("vanilla", "vanilla pods"),
+    "hazelnuts": ("hazelnuts", "hazelnuts"), "milk": ("milk_powder", "milk powder"),
+    "flour": ("flour", "wheat flour"), "jars": ("jars", "glass jars"), "cartons": ("cartons", "cardboard cartons"),
+    "cans": ("cans", "aluminium cans"), "hops": ("hops", "hops"), "coffee": ("coffee", "green coffee"),
+    "yeast": ("yeast", "baker's yeast"),
+}
+#: Planted question kinds, in planting order.
+QUESTION_KINDS = ("source_rival", "source_backer", "source_manager", "source_owner", "manager_advises")
+
+_SYL_A = """Bri Mar Tol Quen Vel Dor Lin Ost Pel Rav Sor Tam Ul Wex Yor Zan Fen Gal Hol Iv Jas Kel
+Lom Nor Per Ros Sal Tir Ver Cal Dun Esk Hav Mel Pim Rud Sten Thal Aud Bex Cor Dray Elm Fal Gor
+Hes""".split()
+_SYL_B = """wick more dale ton ford ley by stone field mouth combe haven gate hurst bury well thorpe
+den leigh wyn""".split()
+_MAKER = ("Confections", "Bakeries", "Beverages", "Brewing", "Kitchens", "Snacks", "Creamery", "Provisions")
+_SUPPLIER = ("Farms", "Estates", "Trading", "Agri", "Growers", "Mills", "Packers", "Cooperative", "Produce")
+_FUND = ("Trust", "Fund", "Bancorp", "Endowment")
+_INSURER = ("Mutual", "Assurance")
+_GIVEN = """Ilse Anouk Bartek Cosmin Dagny Eero Fenna Gustav Hedda Ismo Jarl Kaija Lieke Mads Noor
+Oskar Pieta Rune Sigrid Teun Ulla Valter Wiebe Ylva Aart Bodil Carsten Ditte Elof Frida Greet
+Hilde Joost Ketil Linnea Maarit Niels Orla Pekka Ragna""".split()
+_FAMILY = """Aalto Berger Claes Dahl Ekholm Friis Gunnarsen Hagen Ibsen Juhl Kask Lund Moen Nyman
+Ostby Paasi Qvist Rask Strand Toivo Urbanek Vik Wahl Ylonen Zorn Brekke Sundqvist Halme Ruud
+Tammela Aho Bakke Dyrberg Engstrom Foss Grieg Heikkila Isaksen Jokela Kivi""".split()
+_PLACES = ("Port Ellis", "Carrow Sound", "the Vell delta", "Upper Mardale", "the Tollan coast", "Ostbury")
+
+# Evidence sentences per predicate family: {a} subject, {b} object, {c} commodity phrase.
+_SAY = {
+    "ships": ("{a} began shipping {c} to {b} this season, a spokesperson said.",
+              "{b} now sources its {c} from {a}, according to customs filings.",
+              "Under a {n}-year agreement, {a} is the {c} provider for {b}."),
+    "rivals": ("{a} and {b} are fighting over the same buyers in {place}.",
+               "{b} has emerged as the main challenger to {a}.",
+               "{a} is locked in a price war with {b}."),
+    "bankrolled": ("{a} bankrolled the expansion of {b}.",
+                   "{b} closed a financing round led by {a}.",
+                   "Money from {a} paid for new warehouses at {b}."),
+    "managed_by": ("{a} is managed by {b}.",
+                   "{b} has been the managing director of {a} since {year}.",
+                   "{b} runs day-to-day operations at {a}."),
+    "advises": ("{a} also advises {b} on strategy.",
+                "{b} has retained {a} as an adviser."),
+    "took_over": ("{a} took over {b} in a share swap.",
+                  "{b} was absorbed by {a} after months of talks.",
+                  "{a} now owns {b} outright."),
+    "co_develops_with": ("{a} and {b} are co-developing a new range of products.",
+                         "{a} is working with {b} on a shared processing line."),
+    "insures": ("{a} insures the warehouses of {b}.",
+                "{b} renewed its cover with {a}."),
+}
+_HEADLINE = {"ships": "{C} trade: {a} and {b}", "rivals": "Competition in {place}",
+             "bankrolled": "Financing: {b}", "managed_by": "People: {a}", "advises": "People: {a}",
+             "took_over": "Deals: {a} and {b}", "co_develops_with": "Joint work: {a} and {b}",
+             "insures": "Cover: {b}"}
+_PLAIN = ("{a} posted a rise in quarterly volumes.", "{a} opened a second depot near {place}.",
+          "Heavy rain delayed deliveries to {a} for a week.", "{a} is hiring forty seasonal workers.")
+_TAILS = ("Terms were not made public.", "Trade in {place} has been brisk this year.",
+          "The parties declined to comment.", "Market watchers expect prices to firm.")
+
+_QUESTIONS = {
+    "source_rival": "{x} gets its {w} from a single supplier. Which firm is that supplier's fiercest rival?",
+    "source_backer": "Which financier put money into the business that provides {x} with {w}?",
+    "source_manager": "Who is in charge of the outfit that {x} buys its {w} from?",
+    "source_owner": "Which business ended up owning the {w} provider of {x}?",
+    "manager_advises": "The person who manages {x} advises one other company on the side. Which one?",
+}
+_HOP2 = {"source_rival": "rivals", "source_backer": "bankrolled", "source_manager": "managed_by",
+         "source_owner": "took_over"}
+
+
+class _World:
+    """The cast of one seed: makers (popular), suppliers, funds, insurers, people."""
+
+    def __init__(self, seed: int):
+        rng = random.Random(f"gaba-tradewire-world-{seed}")
+        bases = [a + b for a in _SYL_A for b in _SYL_B]
+        rng.shuffle(bases)
+        self.makers = [f"{b} {rng.choice(_MAKER)}" for b in bases[:400]]
+        self.funds = [f"{b} {rng.choice(_FUND)}" for b in bases[400:440]]
+        self.insurers = [f"{b} {rng.choice(_INSURER)}" for b in bases[440:460]]
+        self.suppliers = rng.sample([f"{b} {s}" for b in bases[460:] for s in _SUPPLIER], 3000)
+        kinds = sorted(COMMODITIES)
+        self.commodity = {s: kinds[i % len(kinds)] for i, s in enumerate(self.suppliers)}
+        self.by_commodity: dict[str, list[str]] = defaultdict(list)
+        for s in self.suppliers:
+            self.by_commodity[self.commodity[s]].append(s)
+        people = [f"{g} {f}" for g in _GIVEN for f in _FAMILY]
+        rng.shuffle(people)
+        self.people = people
+        # popularity: makers steep (they become the hubs), everyone else flat
+        self.maker_w = list(itertools.accumulate(4.0 / (r + 4) for r in range(len(self.makers))))
+        self.flat_w = {name: list(itertools.accumulate(1.0 / (r + 40) ** 0.3 for r in range(len(items))))
+                       for name, items in (("suppliers", self.suppliers), ("people", self.people),
+                                           ("funds", self.funds))}
+        self.companies = self.makers + self.suppliers
+        first = defaultdict(int)
+        for n in self.makers + self.suppliers + self.funds + self.insurers:
+            first[n.split()[0]] += 1
+        self.aliases = {n: [n.split()[0]] for n in self.makers if first[n.split()[0]] == 1}
+
+    def maker(self, rng):
+        return rng.choices(self.makers, cum_weights=self.maker_w)[0]
+
+    def pick(self, rng, pool: str):
+        return rng.choices(getattr(self, pool), cum_weights=self.flat_w[pool])[0]
+
+
+def _predicate(family: str, commodity: str | None = None) -> str:
+    return f"ships_{COMMODITIES[commodity][0]}_to" if family == "ships" else family
+
+
+class _Writer:
+    """Writes the documents and remembers what distractors may not touch."""
+
+    def __init__(self, world: _World, seed: int):
+        self.w = world
+        self.seed = seed
+        self.reserved: set[tuple] = set()
+        self.manager: dict[str, str] = {}
+
+    def _fact(self, rng, family, a, b, commodity=None) -> Triple:
+        c = COMMODITIES[commodity][1] if commodity else ""
+        text = rng.choice(_SAY[family]).format(a=a, b=b, c=c, n=rng.randint(2, 6), place=rng.choice(_PLACES),
+                                               year=rng.randint(2009, 2022))
+        return (a, _predicate(family, commodity), b, text)
+
+    def doc(self, doc_id, facts, rng, *, plain_about=None) -> tuple[dict, list[Triple]]:
+        place = rng.choice(_PLACES)
+        if facts:
+            a, rel, b, _ = facts[0]
+            family = "ships" if rel.startswith("ships_") else rel
+            c = rel[len("ships_"):-len("_to")].replace("_", " ") if family == "ships" else ""
+            title = _HEADLINE[family].format(a=a, b=b, C=c.capitalize(), place=place)
+        else:
+            title = f"Market notes: {plain_about}"
+        sentences = [f[3] for f in facts] or [rng.choice(_PLAIN).format(a=plain_about, place=place)]
+        sentences.append(rng.choice(_TAILS).format(place=place))
+        day = _dt.date(2019, 1, 1) + _dt.timedelta(days=rng.randrange(6 * 365))
+        lead = f"{place.removeprefix('the ').upper()} \u2014 "
+        doc = {"id": doc_id, "title": title, "date": day.isoformat(), "text": lead + " ".join(sentences)}
+        return doc, [Triple(a, r, b, doc_id, ev) for a, r, b, ev in facts]
+
+    # -- planted chains -----------------------------------------------------------------
+    def plant(self, n_questions: int):
+        rng = random.Random(f"gaba-tradewire-questions-{self.seed}")
+        w = self.w
+        planted, nearby = [], []
+        used: set[str] = set()                          # suppliers already in a planted chain
+        pairs: set[tuple[str, str]] = set()
+        people = iter(w.people[len(w.people) // 2:])   # planted people come from the quiet half
+        hubs = w.makers[:20]
+        while len(planted) < n_questions:
+            kind = QUESTION_KINDS[len(planted) % len(QUESTION_KINDS)]
+            qid = f"q{len(planted):03d}"
+            x = hubs[rng.randrange(len(hubs))]
+            if kind == "manager_advises":
+                if ("managed_by", x) in self.reserved:
+                    continue
+                p, y = next(people), w.maker(rng)
+                if y == x:
+                    continue
+                hops = [("managed_by", x, p, None), ("advises", p, y, None)]
+                self.reserved |= {("managed_by", x), ("advises", p), ("person", p)}
+                self.manager[x] = p
+                answer, bridge = y, p
+                question = _QUESTIONS[kind].format(x=x)
+                # near miss: a partner of the start, managed by someone else
+                z, p2 = rng.choice([s for s in w.suppliers if s not in used]), next(people)
+                used.add(z)
+                self.reserved |= {("managed_by", z), ("person", p2)}
+                self.manager[z] = p2
+                near = [("co_develops_with", x, z, None), ("managed_by", z, p2, None)]
+            else:
+                c, c2 = rng.sample(sorted(COMMODITIES), 2)
+                if (x, c) in pairs or (x, c2) in pairs:
+                    continue
+                s = rng.choice([s for s in w.by_commodity[c] if s not in used])
+                s2 = rng.choice([s for s in w.by_commodity[c2] if s not in used])
+                used |= {s, s2}
+                pairs |= {(x, c), (x, c2)}
+                rel2 = _HOP2[kind]
+                self.reserved |= {("ships", x, c), ("ships", x, c2), (rel2, s), (rel2, s2)}
+                other, answer = self._second(kind, rng, s, x, people, used)
+                other2, _ = self._second(kind, rng, s2, x, people, used)
+                hops = [("ships", s, x, c), other]
+                near = [("ships", s2, x, c2), other2]
+                bridge = s
+                question = _QUESTIONS[kind].format(x=x, w=COMMODITIES[c][1])
+            docs, doc_triples = [], []
+            for h, (family, a, b, commodity) in enumerate(hops, 1):
+                doc_id = f"tw-{qid}-{h}"
+                r = random.Random(f"{self.seed}-{doc_id}")
+                d, ts = self.doc(doc_id, [self._fact(r, family, a, b, commodity)], r)
+                docs.append(d)
+                doc_triples.append(ts)
+            facts = tuple(ts[0] for ts in doc_triples)
+            planted.append((ChainQuestion(qid, question, answer, x, bridge, kind, facts), docs, doc_triples))
+            nearby.append(near)
+        return planted, nearby
+
+    def _second(self, kind, rng, s, x, people, used):
+        """The second hop of a chain through supplier ``s``, and the answer it names."""
+        w = self.w
+        if kind == "source_rival":
+            c = rng.choice([r for r in w.by_commodity[w.commodity[s]] if r not in used])
+            used.add(c)
+            self.reserved.add(("rivals", c))
+            return (("rivals", c, s, None) if rng.random() < 0.5 else ("rivals", s, c, None)), c
+        if kind == "source_backer":
+            fund = rng.choice(w.funds)
+            return ("bankrolled", fund, s, None), fund
+        if kind == "source_manager":
+            p = next(people)
+            self.reserved.add(("person", p))
+            self.manager[s] = p
+            return ("managed_by", s, p, None), p
+        owner = w.maker(rng)
+        owner = owner if owner != x else w.makers[-1]
+        return ("took_over", owner, s, None), owner
+
+    # -- distractors ----------------------------------------------------------------------
+    def stream(self, nearby) -> Iterator[tuple[dict, list[Triple]]]:
+        """Near-miss documents first, then an endless deterministic stream of distractors."""
+        i = 0
+        for near in nearby:
+            for family, a, b, commodity in near:
+                doc_id = f"tw-d{i:05d}"
+                r = random.Random(f"{self.seed}-{doc_id}")
+                yield self.doc(doc_id, [self._fact(r, family, a, b, commodity)], r)
+                i += 1
+        rng = random.Random(f"gaba-tradewire-stream-{self.seed}")
+        families = ("ships", "rivals", "bankrolled", "managed_by", "advises", "took_over",
+                    "co_develops_with", "insures", None)
+        weights = (0.36, 0.12, 0.09, 0.07, 0.05, 0.05, 0.08, 0.08, 0.1)
+        while True:
+            doc_id = f"tw-d{i:05d}"
+            r = random.Random(f"{self.seed}-{doc_id}-{rng.random()}")
+            facts = []
+            for _ in range(2 if rng.random() < 0.15 else 1):       # some items are round-ups
+                fact = self._draw(rng, rng.choices(families, weights=weights)[0], r)
+                if fact is not None and all(f[:3] != fact[:3] for f in facts):
+                    facts.append(fact)
+            if not facts and rng.random() < 0.6:
+                continue
+            i += 1
+            yield self.doc(doc_id, facts, r, plain_about=self.w.maker(rng))
+
+    def _draw(self, rng, family, r):
+        w, R = self.w, self.reserved
+        if family is None:
+            return None
+        if family == "ships":
+            s = w.pick(rng, "suppliers")
+            x = w.maker(rng) if rng.random() < 0.8 else w.pick(rng, "suppliers")
+            c = w.commodity[s]
+            if x == s or ("ships", x, c) in R:
+                return None
+            return self._fact(r, "ships", s, x, c)
+        if family in ("rivals", "co_develops_with"):
+            if rng.random() < 0.5:
+                a, b = w.maker(rng), rng.choice(w.makers)
+            else:
+                a = w.pick(rng, "suppliers")
+                b = rng.choice(w.by_commodity[w.commodity[a]])
+            if a == b or (family, a) in R or (family, b) in R:
+                return None
+            return self._fact(r, family, a, b)
+        if family in ("bankrolled", "insures"):
+            target = w.pick(rng, "suppliers") if rng.random() < 0.6 else w.maker(rng)
+            if (family, target) in R:
+                return None
+            payer = w.pick(rng, "funds") if family == "bankrolled" else rng.choice(w.insurers)
+            return self._fact(r, family, payer, target)
+        if family == "took_over":
+            target = rng.choice(w.companies)
+            owner = w.maker(rng)
+            if owner == target or ("took_over", target) in R:
+                return None
+            R.add(("took_over", target))                             # a company is bought once
+            return self._fact(r, family, owner, target)
+        p = w.pick(rng, "people")
+        if ("person", p) in R:
+            return None
+        if family == "managed_by":
+            company = w.pick(rng, "suppliers") if rng.random() < 0.5 else w.maker(rng)
+            if company in self.manager or ("managed_by", company) in R:
+                return None
+            self.manager[company] = p
+            return self._fact(r, family, company, p)
+        target = rng.choice(w.companies)                             # advises
+        if ("advises", p) in R:
+            return None
+        return self._fact(r, family, p, target)
+
+
+def make_trade_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) -> ScalingCorpus:
+    """Generate a commodity trade wire with planted two-hop questions and near-miss distractors.
+
+    Taught in chapter "Retrieval that stays sharp at scale".
+
+    Parameters
+    ----------
+    n_docs : int
+        Number of documents (at least 2): two per planted question, then the near-miss
+        documents (two per question), then distractors.
+    n_questions : int, optional (default 50)
+        Planted questions; a corpus too small for all of them keeps the first ``n_docs // 2``.
+    seed : int, optional (default 0)
+        Names, popularity, questions and distractors all follow from it.
+
+    Returns
+    -------
+    gaba.data.synthetic.ScalingCorpus
+
+    Raises
+    ------
+    ValueError
+        ``n_docs < 2``, ``n_questions < 1``, or an argument that is not an int.
+
+    Examples
+    --------
+    >>> c = make_trade_corpus(1400, seed=1)
+    >>> c.summary()["documents"], sorted({q.kind for q in c.questions}) == sorted(QUESTION_KINDS)
+    (1400, True)
+    """
+    for name, value, low in (("n_docs", n_docs, 2), ("n_questions", n_questions, 1), ("seed", seed, None)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be an int, not {type(value).__name__}")
+        if low is not None and value < low:
+            raise ValueError(f"{name} must be at least {low}, got {value}")
+    world = _World(seed)
+    writer = _Writer(world, seed)
+    planted, nearby = writer.plant(n_questions)     # all of them: reservations do not depend on n_docs
+    kept = planted[: min(n_questions, n_docs // 2)]
+    documents, triples = [], {}
+    for _, docs, doc_triples in kept:
+        for d, ts in zip(docs, doc_triples):
+            documents.append(d)
+            triples[d["id"]] = ts
+    stream = writer.stream(nearby)
+    while len(documents) < n_docs:
+        d, ts = next(stream)
+        documents.append(d)
+        triples[d["id"]] = ts
+    documents.sort(key=lambda d: (d["date"], d["id"]))
+    names = {x for ts in triples.values() for t in ts for x in (t.subject, t.object)}
+    aliases = {n: list(a) for n, a in world.aliases.items() if n in names}
+    return ScalingCorpus(documents=documents, triples=triples, questions=[q for q, _, _ in kept],
+                         aliases=aliases, seed=seed)
