@@ -39,8 +39,8 @@ import warnings
 import weakref
 from collections import defaultdict
 
-__all__ = ["Match", "Links", "LinkingCapped", "link_entities", "METHODS", "COMMON_WORDS",
-           "normalize_name", "merge_equivalent_nodes"]
+__all__ = ["Match", "Links", "LinkingCapped", "link_entities", "METHODS", "COMMON_WORDS", "STOP_WORDS",
+           "normalize_name", "word_stems", "merge_equivalent_nodes"]
 
 #: Linking methods: the deepest tier used (``"full"`` is an alias of ``"embedding"``).
 METHODS = ("exact", "fuzzy", "embedding", "full")
@@ -71,8 +71,7 @@ _NAME_STOP = frozenset("""of the de la le von van der den di da del du des y and
 _QUESTION_STOP = frozenset("""a an the of to in on at for with by from and or is are was were be
 been who whom whose which what when where why how does do did has have had that this these those
 its it his her their s other also than as into about over under between both same either any
-many much more most less least film movie song album book born died director father mother
-ceo""".split())
+many much more most less least""".split())
 _QWORDS = frozenset("""who whom whose which what when where why how is are was were do does did
 can could would should will has have had on in at for of by from according name list tell give
 find show if between among""".split())
@@ -166,6 +165,44 @@ def normalize_name(name: str) -> list[str]:
     text = re.sub(r"['\u2019]s\b", "", text)
     words = [_strip_diacritics(w) for w in re.findall(r"\w+", _fold(text))]
     return [w for w in words if w not in _NAME_STOP and w not in _HONORIFICS]
+
+
+#: Generic English function words and question words, skipped when words are compared.
+STOP_WORDS = frozenset("""a an the of to in on at for with by from and or but nor not no is are was
+were be been being am do does did done has have had having can could would should will shall may
+might must who whom whose which what when where why how that this these those there here it its
+he him his she her hers they them their theirs we us our you your i me my as than then so such
+very also too only just both either neither each every any all some other another same own more
+most less least much many few one about into onto over under between among through during before
+after above below up down out off again once if whether while because since until against per via
+name tell give list show find please s t""".split())
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and not word.endswith("ss"):
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+                if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                    word = word[:-1]            # "shipping" -> "ship"
+                break
+    return word[:5]
+
+
+def word_stems(text: str) -> list[str]:
+    """The content words of a text as light stems: folded, without :data:`STOP_WORDS`, an
+    ``-s``/``-es``/``-ed``/``-ing`` ending dropped, cut to five letters. Generic English only,
+    so words of any corpus compare ("supplier" ~ "supplies", "rivals" ~ "rivalry").
+
+    Examples
+    --------
+    >>> word_stems("Who is shipping batteries to the supplier?")
+    ['ship', 'batte', 'suppl']
+    >>> word_stems("glorbed zanthing rivals")
+    ['glorb', 'zanth', 'rival']
+    """
+    words = re.findall(r"[^\W_]+", _strip_diacritics(_fold(text)))
+    return [_stem(w) for w in words if w not in STOP_WORDS]
 
 
 # ------------------------------------------------------------------------------ the graph index
@@ -278,10 +315,9 @@ def _has_context(idx: _Index, node: str, question: str, others: set[str]) -> str
     near = idx.neighbours(node) & others
     if near:
         return f"neighbour {sorted(near)[0]!r} named"
-    from .rank import relation_score
-
+    asked = set(word_stems(question)) - set(word_stems(node))
     for rel in sorted(idx.relations(node)):
-        if relation_score(question, rel) >= 0.5:
+        if asked & set(word_stems(rel.replace("_", " "))):
             return f"relation {rel} named"
     return None
 
@@ -401,7 +437,7 @@ def _phrases(question, toks, taken):
         t, s, _ = toks[j]
         raw = question[s:toks[j][2]]
         starts_name = (not taken[j] and raw[:1].isupper() and t not in _QUESTION_STOP
-                       and not (j == 0 and t in _QWORDS) and t not in _QWORDS | {"ceo"}) or \
+                       and not (j == 0 and t in _QWORDS) and t not in _QWORDS) or \
                       (not taken[j] and raw[:1].isdigit())
         if not starts_name:
             j += 1

@@ -8,7 +8,8 @@ import pytest
 from _fakes import fake_embed as _fake_embed
 
 from gaba import link
-from gaba.link import Links, LinkingCapped, Match, link_entities, merge_equivalent_nodes, normalize_name
+from gaba.link import (Links, LinkingCapped, Match, link_entities, merge_equivalent_nodes, normalize_name,
+                       word_stems)
 
 
 def _graph(edges, aliases=None):
@@ -130,6 +131,29 @@ def test_distinctive_one_word_names_link_without_context():
     assert link_entities("Gorbaciof was directed by whom?", G, method="exact").names == ["Gorbaciof"]
     # written in lower case, a one-word name needs context too
     assert link_entities("is gorbaciof a word?", G, method="exact").names == []
+
+
+def test_invented_names_and_relations():
+    """Nothing in the linker knows a corpus: made-up names link by tier, and a one-word name
+    that is also a word is vouched for by a relation label the question uses, whatever it is."""
+    G = _graph([("Quorvex Halden", "glorbs", "Tesh Varnow"), ("Brask Ollimer", "is_quenched_by", "Tesh Varnow"),
+                ("Ivy", "zanthed_into", "Brask Ollimer"), ("Zeppa Noor-Kallin", "plays_for", "Ostrava Wanderers")],
+               aliases={"Quorvex Halden": ["Quorvex"]})
+    assert link_entities("Whom does Quorvex Halden glorb?", G, method="exact").names == ["Quorvex Halden"]
+    assert link_entities("Whom does Quorvex glorb?", G, method="exact")[0].method == "alias"
+    got = link_entities("Who quenches Brask Olimer?", G, method="fuzzy")          # a typo
+    assert got.names == ["Brask Ollimer"] and got[0].method == "fuzzy"
+    assert link_entities("Which club does Zeppa Noor Kallin play for?", G, method="fuzzy").names == \
+        ["Zeppa Noor-Kallin"]
+    assert link_entities("What was Ivy zanthed into?", G, method="exact").names == ["Ivy"]
+    assert link_entities("Does ivy grow on walls?", G, method="exact").names == []
+
+
+def test_word_stems_are_generic():
+    assert word_stems("Who supplies the supplier's suppliers?") == ["suppl", "suppl", "suppl"]
+    assert word_stems("rivals rivalry shipping ships glorbed glorbing") == \
+        ["rival", "rival", "ship", "ship", "glorb", "glorb"]
+    assert word_stems("Which of them is it?") == []
 
 
 # ----------------------------------------------------------------------------- caps and reports

@@ -9,9 +9,9 @@ import pytest
 from _fakes import fake_embed as _fake_embed
 
 from gaba import embed
-from gaba.rank import METHODS, rank_facts, relation_cues, relation_score, score_facts
-
-
+from gaba import rank
+from gaba.link import link_entities
+from gaba.rank import METHODS, rank_facts, score_facts
 
 @pytest.fixture
 def fake_embed(monkeypatch):
@@ -56,27 +56,36 @@ def _facts(G):
     return gather_facts(G, ["Kestrel Motors"], hops=2)
 
 
-# ----------------------------------------------------------------------------- relation
+# ----------------------------------------------------------------------------- relation and lexical
 
-def test_relation_cues():
-    assert relation_cues(QUESTION) == {"COMPETES_WITH", "SUPPLIES_TO"}
-    assert relation_cues("Who is the CEO of Kestrel?") == {"CEO_OF"}
-    assert relation_cues("On which company's board does she sit?") == {"BOARD_MEMBER_OF"}
-    assert relation_cues("Which investor backs it?") == {"INVESTS_IN"}
-    assert relation_cues("Who bought Orchard Software?") == {"ACQUIRED"}
-    assert relation_cues("What is the weather?") == set()
+def test_no_word_table_tied_to_a_corpus():
+    # ranking reads relation labels and evidence as text; no table maps words to relation names
+    assert not hasattr(rank, "RELATION_CUES") and not hasattr(rank, "relation_score")
+    assert "relation" in METHODS and "lexical" in METHODS
 
 
-def test_relation_score_generic_labels():
-    assert relation_score("What is the place of birth of the director?", "place of birth") == 0.8
-    assert relation_score("What is the place of death of the director?", "place of birth") == 0.4
-    assert relation_score("Who directed it?", "director") == 0.8
-    assert relation_score(QUESTION, "CEO_OF") == 0.0
+def test_relation_method_reads_labels_of_any_style():
+    facts = [("Ada", "place of birth", "Lund"), ("Ada", "place of death", "Oslo"),
+             ("Film X", "director", "Ada"), ("Ada", "plays_for", "Harbor United"),
+             ("Kestrel", "CEO_OF", "Mara")]
+    scores = score_facts("What is the place of birth of the director of Film X?", facts, None,
+                         method="relation")
+    assert scores[facts[0]] > scores[facts[1]] > scores[facts[3]] == scores[facts[4]] == 0.0
+    assert scores[facts[2]] > 0
+    top = rank_facts("Which team does Ada play for?", facts, None, budget=1, method="relation")
+    assert top == [("Ada", "plays_for", "Harbor United")]
 
 
 def test_relation_ranker(hub):
     top = rank_facts("Who invests in Kestrel Motors?", _facts(hub), hub, budget=5, method="relation")
     assert all(r == "INVESTS_IN" for _, r, _ in top)
+
+
+def test_lexical_reads_evidence_and_ignores_names(hub):
+    # "battery" is only in the evidence sentence; "Kestrel Motors", in every hop-1 fact, does not count
+    top = rank_facts("Who supplies battery cells to Kestrel Motors?", _facts(hub), hub, budget=1,
+                     method="lexical")
+    assert top == [CHAIN[0]]
 
 
 # ----------------------------------------------------------------------------- embedding
@@ -220,3 +229,97 @@ def test_graph_rag_budget_uses_rank_facts(hub, fake_embed, scripted):
     scripted.replies.append("I don't know.")
     _, naive = graph.graph_rag(QUESTION, hub, budget=10, rank="hop")
     assert CHAIN[1] not in naive
+
+
+# ----------------------------------------------------------------------------- invented words
+
+@pytest.fixture
+def invented():
+    """A hub in a made-up trade: relation verbs nobody wrote a rule for, explained only in the
+    evidence sentences. ``glorbs`` = polishes the ingots of, ``is_quenched_by`` = has its
+    furnaces cooled by, ``zanthed_into`` = merged into, ``frobnicates`` = leases kilns to."""
+    G = nx.MultiDiGraph()
+    hub = "Quorvex Halden"
+    _add(G, "Brask Ollimer", "glorbs", hub,
+         "Brask Ollimer glorbs Quorvex Halden: it polishes the copper ingots that Quorvex Halden casts.")
+    _add(G, "Brask Ollimer", "is_quenched_by", "Tesh Varnow",
+         "Brask Ollimer is quenched by Tesh Varnow, which cools its furnaces every night.")
+    metals = ["tin", "zinc", "nickel", "cobalt", "silver", "lead", "bismuth"]
+    for i in range(30):
+        polisher, cooler, buyer = f"Vellam Pramm {i}", f"Drensk Oculo {i}", f"Zibber Orrel {i}"
+        _add(G, polisher, "glorbs", hub, f"{polisher} glorbs Quorvex Halden: it polishes the "
+                                         f"{metals[i % len(metals)]} ingots that Quorvex Halden casts.")
+        _add(G, polisher, "is_quenched_by", cooler, f"{polisher} is quenched by {cooler}, which cools "
+                                                    "its furnaces every night.")
+        _add(G, buyer, "zanthed_into", polisher, f"{buyer} was zanthed into {polisher}, that is, merged into it.")
+    for i in range(12):
+        _add(G, hub, "frobnicates", f"Mellick Stoa {i}", f"Quorvex Halden frobnicates Mellick Stoa {i}, "
+                                                         "leasing it kilns.")
+    G.add_edge("Iris", hub, key="glorbs", relation="glorbs", evidence="Iris glorbs Quorvex Halden.")
+    for n in G.nodes:
+        G.nodes[n]["aliases"] = []
+    return G
+
+
+INVENTED_Q = "Which firm cools the furnaces of the company that polishes Quorvex Halden's copper ingots?"
+INVENTED_CHAIN = [("Brask Ollimer", "glorbs", "Quorvex Halden"), ("Brask Ollimer", "is_quenched_by", "Tesh Varnow")]
+
+
+def test_invented_verbs_link_and_rank(invented, fake_embed):
+    from gaba.graph import gather_facts
+
+    linked = link_entities(INVENTED_Q, invented)
+    assert linked.names == ["Quorvex Halden"]
+    typo = INVENTED_Q.replace("Halden's", "Haldenn's")
+    assert link_entities(typo, invented).names == ["Quorvex Halden"]
+    facts = gather_facts(invented, linked.names, hops=2)
+    assert len(facts) > 100
+    for question in (INVENTED_Q, typo):
+        top = rank_facts(question, facts, invented, budget=10)          # combined, entities linked
+        assert set(INVENTED_CHAIN) <= set(top), top
+    assert not set(INVENTED_CHAIN) <= set(rank_facts(INVENTED_Q, facts, invented, budget=10, method="hop"))
+    # one hop, a paraphrase of an invented verb: "merged into" explains "zanthed_into"
+    one_hop = "Into which company was Zibber Orrel 4 merged?"
+    start = link_entities(one_hop, invented).names
+    assert start == ["Zibber Orrel 4"]
+    merged = ("Zibber Orrel 4", "zanthed_into", "Vellam Pramm 4")
+    for method in ("combined", "embedding"):       # among the hub's facts: names and structure count
+        assert rank_facts(one_hop, facts, invented, budget=1, method=method) == [merged], method
+    around = gather_facts(invented, start, hops=2)   # among its own: the words alone find it
+    for method in ("combined", "lexical", "embedding"):
+        assert rank_facts(one_hop, around, invented, budget=1, method=method) == [merged], method
+
+
+def test_invented_verb_gives_a_one_word_name_context(invented):
+    # "Iris" is also an ordinary word: it is linked only when the question names its relation
+    assert link_entities("Whom does Iris glorb?", invented, method="exact").names == ["Iris"]
+    assert link_entities("Is an iris a flower?", invented, method="exact").names == []
+
+
+@pytest.mark.live
+def test_invented_verbs_with_real_embeddings(invented):
+    from gaba.graph import gather_facts
+
+    facts = gather_facts(invented, ["Quorvex Halden"], hops=2)
+    question = "Who chills the kilns of the outfit that buffs Quorvex Halden's copper bars?"   # synonyms only
+    assert set(INVENTED_CHAIN) <= set(rank_facts(question, facts, invented, budget=10))
+
+
+# ----------------------------------------------------------------------------- the experiment
+
+def test_scaling_experiment_on_another_generator_with_every_method(fake_embed):
+    from gaba.data.tradewire import make_trade_corpus
+    from gaba.rank import summarize_scaling
+
+    df = rank.scaling_experiment((14, 40), methods=("embedding", "lexical", "hop"), generator=make_trade_corpus,
+                                 n_questions=5, embed=_fake_embed, progress=False)
+    summary = summarize_scaling(df).set_index(["size", "system"])
+    assert set(summary.index.get_level_values("system")) == {
+        "flat top-k", "2-hop, all facts", "2-hop, first N by hop", "2-hop, ranked N",
+        "2-hop, ranked N (embedding)", "2-hop, ranked N (lexical)", "2-hop, ranked N (hop)"}
+    assert summary.loc[(40, "2-hop, all facts"), "rate"] == 1.0 and summary.loc[(40, "flat top-k"), "n"] == 5
+    graph_only = rank.scaling_experiment((14,), methods=("ppr",), n_questions=3, flat=False, progress=False,
+                                         embed=_fake_embed)
+    assert "flat top-k" not in set(graph_only["system"]) and len(graph_only) == 3 * 4
+    with pytest.raises(ValueError, match="method"):
+        rank.scaling_experiment((14,), methods=("cues",), embed=_fake_embed)
