@@ -128,6 +128,10 @@ def _parser() -> argparse.ArgumentParser:
     a = sub.add_parser("ask", parents=[common]); a.add_argument("question")
     a.add_argument("--graph", default=None)
     a.add_argument("--hops", type=int, default=2); a.add_argument("--trace", action="store_true")
+    a.add_argument("--budget", type=int, default=None,
+                   help="at most this many facts in the prompt (default: gaba.graph.DEFAULT_BUDGET)")
+    a.add_argument("--no-grounding", action="store_true",
+                   help="return the model's answer even when the facts it cites do not support it")
     c = sub.add_parser("cache", parents=[common]); c.add_argument("action", choices=["verify"])
     c.add_argument("--dir", default=None, help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
     sub.add_parser("check-notebooks", parents=[common])
@@ -159,13 +163,19 @@ def _run(args) -> int:
     elif args.cmd == "build-graph":
         return _build_graph(args.path, args.out)
     elif args.cmd == "ask":
-        from .graph import build_knowledge_graph, graph_rag, load_graph
+        from .graph import DEFAULT_BUDGET, build_knowledge_graph, graph_rag_trace, load_graph
         G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
-        answer, facts = graph_rag(args.question, G, hops=args.hops)
+        t = graph_rag_trace(args.question, G, hops=args.hops,
+                            budget=args.budget if args.budget is not None else DEFAULT_BUDGET,
+                            grounding=not args.no_grounding)
         if args.trace:
-            for f in sorted(facts):
-                print("  fact:", " ".join(f))
-        print(answer)
+            print("entities:", ", ".join(t["entities"]) or "none")
+            print(t["prompt"] or "(no model call)")
+            if t["reply"] is not None:
+                print("reply:", t["reply"])
+            if t["grounding"] is not None:
+                print("grounding:", t["grounding"].reason)
+        print(t["answer"])
     return 0
 
 

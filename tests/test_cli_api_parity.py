@@ -1,0 +1,74 @@
+"""`gaba build-graph` + `gaba ask` on a folder of unseen text give what the Python API gives.
+
+The model is a scripted stand-in (these are plumbing tests); the text and relation verbs are
+invented, so nothing here can lean on the book's corpora.
+"""
+from __future__ import annotations
+
+import json
+
+from gaba import llm
+from gaba.__main__ import main
+from gaba.graph import build_knowledge_graph, graph_rag, load_graph
+
+DOCS = {
+    "a.txt": "Dr. Vell Oranu glimmers the Quonfirm Guild. The guild meets at dawn.",
+    "b.md": "The Quonfirm Guild was zanthed into Port Ibrel in 1820.",
+}
+
+
+def _extraction(records):
+    return json.dumps({"facts": records})
+
+
+def _replies():
+    """One extraction reply per document (in file order), then one answer."""
+    a = _extraction([{"sentence": 1, "subject": "Vell Oranu", "predicate": "glimmers",
+                      "object": "Quonfirm Guild", "subject_type": "person", "object_type": "org"}])
+    b = _extraction([{"sentence": 1, "subject": "Quonfirm Guild", "predicate": "was zanthed into",
+                      "object": "Port Ibrel", "subject_type": "org", "object_type": "place"}])
+    answer = "Facts used: 1, 2\nAnswer: Port Ibrel"
+    return [a, b, answer]
+
+
+def _folder(tmp_path):
+    folder = tmp_path / "my_docs"
+    folder.mkdir()
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_cli_and_api_build_the_same_graph_and_answer(scripted, tmp_path, capsys):
+    folder = _folder(tmp_path)
+    question = "Where was the guild that Vell Oranu glimmers zanthed into?"
+    scripted.replies.extend(_replies())
+    G_api = build_knowledge_graph(folder, cache_dir=tmp_path / "kg-api", progress=False)
+    api_answer, api_facts = graph_rag(question, G_api, hops=2)
+
+    # the CLI replays the same requests from the response cache: no new model call
+    misses = llm.stats().misses
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    assert main(["ask", question, "--graph", str(out)]) == 0
+    assert llm.stats().misses == misses
+    printed = capsys.readouterr().out.strip().splitlines()
+    G_cli = load_graph(out)
+    assert sorted(G_cli.edges(keys=True)) == sorted(G_api.edges(keys=True))
+    assert printed[-1] == api_answer == "Port Ibrel"
+    assert ("Quonfirm Guild", "was_zanthed_into", "Port Ibrel") in api_facts
+    assert "Dr. Vell Oranu" in G_cli.nodes["Vell Oranu"]["aliases"]
+
+
+def test_cli_ask_budget_and_trace(scripted, tmp_path, capsys):
+    folder = _folder(tmp_path)
+    scripted.replies.extend(_replies())
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    assert main(["ask", "What does Vell Oranu glimmer?", "--graph", str(out), "--trace",
+                 "--budget", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "Path 1: [1]" in text and "grounding:" in text
+    assert main(["ask", "What does Vell Oranu glimmer?", "--graph", str(out), "--budget", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "Traceback" not in err
