@@ -199,7 +199,7 @@ def _split_output(out: Any) -> tuple[str, Any]:
 
 
 def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=None,
-                grounding: bool = True) -> dict[str, Callable]:
+                grounding: bool = True, budget: int | None | str = "default") -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.
 
     ``"flat RAG (top-k)"`` is :func:`gaba.graph.flat_rag` with ``k`` documents (from
@@ -207,6 +207,7 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=No
     :func:`gaba.graph.graph_rag` over ``G`` with ``hops`` hops and the grounding rule on (or,
     with ``grounding=False``, ``"graph RAG (h hops, no grounding)"``: the model's own answer);
     each takes ``(question, seed, temperature)``. Pass ``k=None`` or ``hops=None`` to leave one out.
+    ``budget`` is graph_rag's fact budget (``"default"``: :data:`gaba.graph.DEFAULT_BUDGET`).
 
     Examples
     --------
@@ -223,8 +224,11 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=No
         if G is None:
             raise ValueError("rag_systems needs the knowledge graph G for the graph RAG system")
         name = f"graph RAG ({hops} hops)" if grounding else f"graph RAG ({hops} hops, no grounding)"
+        from .graph import DEFAULT_BUDGET
+
+        b = DEFAULT_BUDGET if budget == "default" else budget
         systems[name] = lambda q, seed, temperature: graph_rag(
-            q, G, hops=hops, grounding=grounding, temperature=temperature, seed=seed)
+            q, G, hops=hops, budget=b, grounding=grounding, temperature=temperature, seed=seed)
     return systems
 
 

@@ -1096,7 +1096,7 @@ def _facts(items: Any) -> set[tuple[str, str, str]]:
     return out
 
 
-def score_triples(predicted: Any, gold: Any = None):
+def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation"):
     """Precision, recall and F1 of extracted facts against gold facts, overall and per relation.
 
     Taught in chapter "From text to a knowledge graph". Facts are compared as
@@ -1109,6 +1109,12 @@ def score_triples(predicted: Any, gold: Any = None):
     predicted : graph, list of Triple, dicts or (s, r, o) tuples
     gold : same, optional
         Default: :func:`gaba.data.news.load_gold_triples`.
+    match : {"relation", "pair"}
+        ``"relation"`` (default) compares whole facts, relation labels included: right for a
+        schema whose labels the gold uses. ``"pair"`` compares only which two entities are
+        linked (either direction), the fair measure for open extraction, whose predicates are
+        the text's words ("will supply", "supplies") rather than the gold's labels. A pair
+        result has only the ``overall`` row.
 
     Returns
     -------
@@ -1121,14 +1127,21 @@ def score_triples(predicted: Any, gold: Any = None):
     >>> gold = [("A", "SUPPLIES_TO", "B"), ("C", "CEO_OF", "A")]
     >>> float(score_triples([("B", "BUYS_FROM", "A"), ("C", "FOUNDED", "A")], gold).loc["overall", "recall"])
     0.5
+    >>> float(score_triples([("B", "buys_from", "A"), ("A", "founded_by", "C")], gold, match="pair").loc["overall", "recall"])
+    1.0
     """
     import pandas as pd
 
+    if match not in ("relation", "pair"):
+        raise ValueError(f"match must be 'relation' or 'pair', not {match!r}")
     if gold is None:
         from .data.news import load_gold_triples
 
         gold = load_gold_triples()
     P, G = _facts(predicted), _facts(gold)
+    if match == "pair":
+        P = {frozenset((s, o)) for s, _, o in P if s != o}
+        G = {frozenset((s, o)) for s, _, o in G if s != o}
 
     def row(p: set, g: set) -> dict:
         c = len(p & g)
@@ -1139,6 +1152,10 @@ def score_triples(predicted: Any, gold: Any = None):
         return {"gold": len(g), "extracted": len(p), "correct": c,
                 "precision": prec, "recall": rec, "f1": f1}
 
+    if match == "pair":
+        df = pd.DataFrame.from_dict({"overall": row(P, G)}, orient="index")
+        df.index.name = "relation"
+        return df
     rels = sorted({f[1] for f in P | G}, key=lambda r: (RELATIONS.index(r) if r in RELATIONS else 99, r))
     rows = {r: row({f for f in P if f[1] == r}, {f for f in G if f[1] == r}) for r in rels}
     rows["overall"] = row(P, G)
