@@ -83,3 +83,45 @@ def test_hidden_assertions(path):
               and "remove-cell" in c.get("metadata", {}).get("tags", [])]
     assert hidden and all("assert" in _src(c) for c in hidden), \
         f"{path.name}: needs hidden remove-cell assertion cells"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_kernel_metadata(path):
+    """JupyterLab opens every notebook of the book on the project's Python kernel without asking."""
+    meta = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+    spec = meta.get("kernelspec", {})
+    assert spec.get("name") == "python3" and spec.get("language") == "python", \
+        f"{path.name}: metadata needs kernelspec {{name: python3, language: python}}"
+    assert meta.get("language_info", {"name": "python"}).get("name") == "python", path.name
+
+
+# Being rewritten by others: their Reference line still sits in the first solution (issue "The book
+# says exactly what its code does"). Drop a name from this set once its chapter is fixed.
+_REFERENCE_IN_SOLUTION_PENDING = {"chapters/graph_rag", "chapters/evaluation", "chapters/knowledge_graph",
+                                  "chapters/retrieval_at_scale", "chapters/labs/evaluate_lab"}
+
+
+def _reference_params():
+    for p in CHAPTERS:
+        stem = str(p.relative_to(ROOT).with_suffix(""))
+        marks = [pytest.mark.xfail(reason="chapter being rewritten; its Reference line is still in a solution",
+                                   strict=False)] if stem in _REFERENCE_IN_SOLUTION_PENDING else []
+        yield pytest.param(p, marks=marks, id=stem)
+
+
+@pytest.mark.parametrize("path", list(_reference_params()))
+def test_reference_line_is_in_the_chapter_body(path):
+    """The "**Reference.**" line of API links is read in the chapter, not hidden in a solution dropdown."""
+    inside, found = False, 0
+    for c in _cells(path):
+        if c["cell_type"] != "markdown":
+            continue
+        for line in _src(c).splitlines():
+            if "{solution-start}" in line:
+                inside = True
+            elif "{solution-end}" in line:
+                inside = False
+            elif line.lstrip().startswith("**Reference.**"):
+                found += 1
+                assert not inside, f"{path.name}: the Reference line sits inside a solution block"
+    assert found <= 1, f"{path.name}: {found} Reference lines"
