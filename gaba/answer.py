@@ -1,28 +1,25 @@
-"""Answering from graph facts: facts as paths from the question's entities, and the grounding rule.
+"""Answering from graph facts: the answering prompt, and the grounding rule that checks a reply.
 
 Taught in chapter "Graph RAG and multi-hop reasoning". Two ideas, both plain code:
 
-1. :func:`fact_paths` lays the gathered facts out as *paths* that start at an entity of the
-   question (``Kestrel Motors <- Aurora Cell Works <- Voltaic Dynamics``), and
-   :func:`paths_prompt` numbers each fact once and shows every path as a chain of numbered
-   sentences. A small model that must chain two facts finds the chain written out.
-2. :func:`check_grounding` is the rule that decides whether an answer is accepted. The model
-   names the numbers of the facts it used; the answer stands only when the cited facts exist,
-   connect an entity of the question to an entity the answer names, and that entity is not
-   one of the question's own. Otherwise the system answers :data:`ABSTAIN` and says why. The
-   rule knows nothing of any domain: no relation names, no keywords.
+1. :func:`answer_prompt` renders the gathered facts as sorted plain sentences
+   (:func:`fact_sentence`) followed by the evidence sentences they came from, and asks the model
+   to copy the facts it used on a ``Facts used:`` line before its ``Answer:``.
+2. :func:`check_grounding` is the rule that decides whether an answer is accepted. The facts the
+   reply copied are matched back to the facts that were given (:func:`cited_facts`); the answer
+   stands only when it cites at least one given fact, names an entity of the cited facts that
+   is not one of the question's own, and the cited facts connect that entity to an entity of the
+   question. Otherwise the system answers :data:`ABSTAIN` and says why. The rule knows nothing of
+   any domain: no relation names, no keywords.
 
 Examples
 --------
->>> facts = [("Aurora", "supplies", "Kestrel"), ("Voltaic", "competes_with", "Aurora")]
->>> paths = fact_paths(facts, ["Kestrel"])
->>> [[f[1] for f in p] for p in paths]
-[['supplies', 'competes_with']]
->>> numbered, text = render_paths(paths)
->>> print(text)
-Path 1: [1] Aurora supplies Kestrel. [2] Voltaic competes with Aurora.
->>> check_grounding("Facts used: 1, 2\\nAnswer: Voltaic", numbered, ["Kestrel"]).accepted
+>>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
+>>> reply = "Facts used: Aurora supplies Kestrel. Voltaic competes with Aurora.\\nAnswer: Voltaic"
+>>> check_grounding(reply, facts, ["Kestrel"]).accepted
 True
+>>> check_grounding("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
+'the cited facts do not connect Voltaic to Kestrel'
 """
 from __future__ import annotations
 
@@ -35,211 +32,78 @@ Fact = tuple[str, str, str]
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
 ABSTAIN = "I don't know"
-#: At most this many paths are shown between two entities of the same question.
-MAX_CONNECTING_PATHS = 3
+#: A copied sentence matches a fact when their similarity (rapidfuzz partial ratio) reaches this.
+CITATION_SIMILARITY = 90
 
-__all__ = ["ABSTAIN", "Grounding", "fact_paths", "render_paths", "paths_prompt", "cited_numbers",
-           "check_grounding", "fact_sentence", "final_answer", "is_abstention"]
+__all__ = ["ABSTAIN", "Grounding", "fact_sentence", "answer_prompt", "final_answer", "is_abstention",
+           "cited_facts", "check_grounding"]
+
+
+def _phrase(relation: str) -> str:
+    from .prompts import SCHEMA_PHRASES
+
+    if relation in SCHEMA_PHRASES:
+        return SCHEMA_PHRASES[relation]
+    words = relation.replace("_", " ").replace("-", " ").strip().lower()
+    if words.endswith(" of") and not words.startswith(("is ", "was ")):
+        words = "is " + words
+    return words or "is related to"
 
 
 def fact_sentence(fact: Fact) -> str:
-    """A fact as a plain sentence: ``("A", "born_in", "B")`` -> ``"A born in B."``.
+    """A fact as a plain sentence: ``("A", "SUPPLIES_TO", "B")`` -> ``"A supplies B."``.
 
-    Relation labels are written as words (underscores to spaces, lowercase); nothing is looked
-    up in a table, so a relation the code has never seen reads as well as a known one.
+    A label of the book's schemas reads as its phrase (:data:`gaba.prompts.SCHEMA_PHRASES`); any
+    other label reads as its own words, so a relation the code has never seen reads as well.
 
     Examples
     --------
     >>> fact_sentence(("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works"))
     'Voltaic Dynamics competes with Aurora Cell Works.'
-    >>> fact_sentence(("Lena Marsh", "joined_board_of", "Pellucid"))
-    'Lena Marsh joined board of Pellucid.'
+    >>> fact_sentence(("Lena Marsh", "born_in", "Eastholm"))
+    'Lena Marsh born in Eastholm.'
     """
     s, r, o = fact
-    words = " ".join(w for w in re.split(r"[_\s]+", str(r).strip().lower()) if w) or "is linked to"
-    return f"{s} {words} {o}."
-
-
-def _bfs(facts: Sequence[Fact], starts: Sequence[str]):
-    """Distance of each node from the starts over the facts (undirected), and each node's parent fact."""
-    adj: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
-    for f in facts:
-        s, _, o = f
-        adj[s].append((o, f))
-        adj[o].append((s, f))
-    dist: dict[str, int] = {}
-    parent: dict[str, Fact | None] = {}
-    queue = deque()
-    for s in starts:
-        if s in adj and s not in dist:
-            dist[s], parent[s] = 0, None
-            queue.append(s)
-    while queue:
-        u = queue.popleft()
-        for v, f in sorted(adj[u], key=lambda t: (t[1], t[0])):
-            if v not in dist:
-                dist[v], parent[v] = dist[u] + 1, f
-                queue.append(v)
-    return adj, dist, parent
-
-
-def fact_paths(facts: Iterable[Fact], entities: Sequence[str]) -> list[list[Fact]]:
-    """The facts laid out as paths that start at the question's entities.
-
-    A breadth-first walk from ``entities`` over the facts (either direction) gives each fact the
-    path that reaches it: the path to its nearer end, then the fact. The paths returned end at
-    facts that no longer path continues, so together they hold every fact; paths that connect
-    two of the question's entities come first (shortest first, at most
-    :data:`MAX_CONNECTING_PATHS` per pair). Facts that no entity reaches come last, one per path.
-
-    Examples
-    --------
-    >>> facts = [("A", "r", "B"), ("B", "s", "C"), ("D", "t", "A")]
-    >>> fact_paths(facts, ["A"])
-    [[('D', 't', 'A')], [('A', 'r', 'B'), ('B', 's', 'C')]]
-    >>> fact_paths(facts, ["D", "C"])[0]
-    [('D', 't', 'A'), ('A', 'r', 'B'), ('B', 's', 'C')]
-    """
-    facts = sorted(set(facts))
-    starts = [e for e in dict.fromkeys(entities)]
-    adj, dist, parent = _bfs(facts, starts)
-
-    def path_to(node: str) -> list[Fact]:
-        out: list[Fact] = []
-        while parent.get(node) is not None:
-            f = parent[node]
-            out.append(f)
-            node = f[0] if f[2] == node else f[2]
-        return out[::-1]
-
-    far = len(facts) + 1
-    chains: dict[Fact, list[Fact]] = {}
-    for f in facts:
-        s, _, o = f
-        inner = s if dist.get(s, far) <= dist.get(o, far) else o
-        if inner not in dist:
-            continue
-        chains[f] = path_to(inner) + ([] if f in path_to(inner) else [f])
-    used_as_prefix = {g for c in chains.values() for g in c[:-1]}
-    leaves = [c for f, c in chains.items() if f not in used_as_prefix]
-    leaves.sort(key=lambda c: (len(c), [fact_sentence(x) for x in c]))
-    connecting = _connecting_paths(facts, starts)
-    out = connecting + [c for c in leaves if c not in connecting]
-    unreached = [[f] for f in facts if f not in chains]
-    return out + unreached
-
-
-def _connecting_paths(facts: Sequence[Fact], starts: Sequence[str]) -> list[list[Fact]]:
-    """Shortest fact paths between each pair of question entities (undirected)."""
-    if len(starts) < 2:
-        return []
-    import networkx as nx
-
-    U = nx.MultiGraph()
-    for f in facts:
-        U.add_edge(f[0], f[2], key=f)
-    out: list[list[Fact]] = []
-    for i, a in enumerate(starts):
-        for b in starts[i + 1:]:
-            if a not in U or b not in U or a == b:
-                continue
-            try:
-                node_paths = list(nx.all_shortest_paths(U, a, b))
-            except nx.NetworkXNoPath:
-                continue
-            for nodes in sorted(node_paths)[:MAX_CONNECTING_PATHS]:
-                path = [sorted(U[u][v])[0] for u, v in zip(nodes, nodes[1:])]
-                if path not in out:
-                    out.append(path)
-    return out
-
-
-def render_paths(paths: Sequence[Sequence[Fact]]) -> tuple[dict[int, Fact], str]:
-    """Number each fact once, in order of first appearance, and write one line per path.
-
-    Returns ``(numbered, text)`` where ``numbered`` maps each number to its fact.
-
-    Examples
-    --------
-    >>> numbered, text = render_paths([[("A", "r", "B")], [("A", "r", "B"), ("B", "s", "C")]])
-    >>> print(text)
-    Path 1: [1] A r B.
-    Path 2: [1] A r B. [2] B s C.
-    """
-    number: dict[Fact, int] = {}
-    lines = []
-    for i, path in enumerate(paths, 1):
-        parts = []
-        for f in path:
-            n = number.setdefault(f, len(number) + 1)
-            parts.append(f"[{n}] {fact_sentence(f)}")
-        lines.append(f"Path {i}: " + " ".join(parts))
-    return {n: f for f, n in number.items()}, "\n".join(lines)
+    return f"{s} {_phrase(r)} {o}."
 
 
 def _quote(text: str) -> str:
     """Neutralize the data delimiters inside quoted text so a document cannot close its own block."""
-    return re.sub(r"</?\s*(facts|paths|sources|passages|passage|question)\s*>", "", text, flags=re.I)
+    return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
 
 
-def paths_prompt(question: str, facts: Iterable[Fact], entities: Sequence[str]
-                 ) -> tuple[str, str, dict[int, Fact]]:
-    """The (system, user) messages of the Graph RAG answering call, and the numbered facts.
+def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] = ()) -> tuple[str, str]:
+    """The (system, user) messages of the Graph RAG answering call.
 
-    Templates: :data:`gaba.prompts.PATHS_ANSWER_PROMPT` and :data:`gaba.prompts.ANSWER_SYSTEM`.
+    Facts are rendered as sentences and sorted, and the evidence sentences of the gathered edges
+    follow as quoted source text, so the prompt is byte-identical across runs (and cacheable)
+    and a mislabelled edge does not hide what its sentence says. Templates:
+    :data:`gaba.prompts.GRAPH_ANSWER_PROMPT` and :data:`gaba.prompts.ANSWER_SYSTEM`.
 
     Examples
     --------
-    >>> system, user, numbered = paths_prompt("Who supplies B?", [("A", "supplies", "B")], ["B"])
-    >>> "Path 1: [1] A supplies B." in user, numbered
-    (True, {1: ('A', 'supplies', 'B')})
+    >>> system, user = answer_prompt("Who supplies B?", {("A", "SUPPLIES_TO", "B")})
+    >>> "A supplies B." in user
+    True
     """
     from . import prompts
 
-    numbered, text = render_paths(fact_paths(facts, entities))
-    user = prompts.PATHS_ANSWER_PROMPT.format(paths=_quote(text) or "(none)",
-                                             question=_quote(question.strip()), abstain=ABSTAIN)
-    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user, numbered
-
-
-_USED_LINE = re.compile(r"^[ \t*#>-]*facts?[ \t]+used[ \t*]*:(.*)$", re.I | re.M)
-
-
-def cited_numbers(reply: str) -> list[int]:
-    """The fact numbers a reply cites on its ``Facts used:`` line, in order, each once.
-
-    Examples
-    --------
-    >>> cited_numbers("Facts used: [1], [3] and 3\\nAnswer: Voltaic")
-    [1, 3]
-    >>> cited_numbers("Answer: Voltaic")
-    []
-    """
-    m = _USED_LINE.search(reply or "")
-    if not m:
-        return []
-    return list(dict.fromkeys(int(x) for x in re.findall(r"\d+", m.group(1))))
-
-
-@dataclasses.dataclass(frozen=True)
-class Grounding:
-    """The verdict of :func:`check_grounding` on one reply."""
-
-    accepted: bool
-    reason: str
-    cited: tuple[Fact, ...] = ()
-    answer_entities: tuple[str, ...] = ()
+    lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in sorted(set(facts)))
+    sources = "\n".join(f'- "{_quote(e)}"' for e in sorted(set(evidence)))
+    user = prompts.GRAPH_ANSWER_PROMPT.format(facts=lines or "- (none)", sources=sources or "- (none)",
+                                              question=_quote(question.strip()), abstain=ABSTAIN)
+    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
 
 
 _ANSWER_LINE = re.compile(r"^[ \t*#>-]*answer[ \t*]*:[ \t*]*", re.I | re.M)
+_USED_LINE = re.compile(r"^[ \t*#>-]*facts?[ \t]+used[ \t*]*:", re.I | re.M)
 
 
 def final_answer(reply: str) -> str:
     """The answer part of a reply laid out as ``Facts used: ... / Answer: ...``.
 
-    The answering prompts ask the model to copy the facts it used before answering (small
-    models chain better that way); only the text after the last ``Answer:`` is the answer, so
-    copied facts cannot make a wrong answer pass. A reply without that line is kept whole.
+    Only the text after the last ``Answer:`` is the answer, so copied facts cannot make a wrong
+    answer pass. A reply without that line is kept whole.
 
     Examples
     --------
@@ -273,40 +137,90 @@ def is_abstention(answer: str) -> bool:
                           r"(contain|say|state|mention|include)", a))
 
 
+def _used_text(reply: str) -> str:
+    """The text between ``Facts used:`` and the last ``Answer:`` line."""
+    text = reply or ""
+    m = _USED_LINE.search(text)
+    if not m:
+        return ""
+    tail = text[m.end():]
+    ends = list(_ANSWER_LINE.finditer(tail))
+    return tail[:ends[-1].start()] if ends else tail
+
+
+def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Sequence[str]] | None = None
+                ) -> list[Fact]:
+    """The given facts a reply copied on its ``Facts used:`` line, in the order given.
+
+    A fact counts as cited when its sentence (:func:`fact_sentence`) or one of its evidence
+    sentences occurs in the copied text, allowing small edits (similarity at least
+    :data:`CITATION_SIMILARITY`). Nothing the reply says is trusted unless it matches a fact.
+
+    Examples
+    --------
+    >>> cited_facts("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic",
+    ...             [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")])
+    [('Voltaic', 'COMPETES_WITH', 'Aurora')]
+    """
+    from rapidfuzz import fuzz
+
+    used = " ".join(_used_text(reply).split()).casefold()
+    if not used:
+        return []
+    out = []
+    for f in sorted(set(facts)):
+        texts = [fact_sentence(f), *((evidence or {}).get(f, ()))]
+        for t in texts:
+            t = " ".join(str(t).split()).casefold().rstrip(".")
+            if t and (t in used or fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY):
+                out.append(f)
+                break
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Grounding:
+    """The verdict of :func:`check_grounding` on one reply."""
+
+    accepted: bool
+    reason: str
+    cited: tuple[Fact, ...] = ()
+    answer_entities: tuple[str, ...] = ()
+
+
 def _named_in(answer: str, name: str) -> bool:
     return bool(re.search(r"(?<!\w)" + re.escape(name.casefold()) + r"(?!\w)", answer.casefold()))
 
 
-def check_grounding(reply: str, numbered: Mapping[int, Fact], entities: Sequence[str], *,
+def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], *,
+                    evidence: Mapping[Fact, Sequence[str]] | None = None,
                     aliases: Mapping[str, Sequence[str]] | None = None) -> Grounding:
     """Accept an answer only when the facts it cites support it; else say why not.
 
     Taught in chapter "Graph RAG and multi-hop reasoning". The rule, in order:
 
-    1. the reply cites at least one fact number that was in the prompt;
+    1. the reply cites at least one of the given facts (:func:`cited_facts`);
     2. the answer (the text after ``Answer:``) names an entity of the cited facts that is not an
        entity of the question (by its name or one of its ``aliases``);
-    3. the cited facts connect that entity to an entity of the question (a path through
-       cited facts only).
+    3. the cited facts connect that entity to an entity of the question (a path through cited
+       facts only).
 
-    A reply that abstains is a (correct) abstention and is "accepted" as such.
+    A reply that abstains is the model's own abstention and is "accepted" as such.
 
     Examples
     --------
-    >>> numbered = {1: ("Aurora", "supplies", "Kestrel"), 2: ("Voltaic", "competes_with", "Aurora")}
-    >>> check_grounding("Facts used: 2\\nAnswer: Voltaic", numbered, ["Kestrel"]).reason
-    'the cited facts do not connect Voltaic to Kestrel'
-    >>> check_grounding("Facts used: 7\\nAnswer: Voltaic", numbered, ["Kestrel"]).reason
-    'the reply cites no fact that was given (it cites 7)'
+    >>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
+    >>> check_grounding("Facts used: Acme makes tyres.\\nAnswer: Acme", facts, ["Kestrel"]).reason
+    'the reply cites none of the facts it was given'
+    >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Acme", facts, ["Kestrel"]).reason
+    'the answer names no entity of the facts it cites'
     """
     answer = final_answer(reply)
     if is_abstention(answer):
         return Grounding(True, "the model abstained")
-    nums = cited_numbers(reply)
-    cited = tuple(numbered[n] for n in nums if n in numbered)
+    cited = tuple(cited_facts(reply, facts, evidence))
     if not cited:
-        shown = ", ".join(map(str, nums)) if nums else "nothing"
-        return Grounding(False, f"the reply cites no fact that was given (it cites {shown})")
+        return Grounding(False, "the reply cites none of the facts it was given")
     aliases = aliases or {}
     question = set(entities)
     candidates = sorted({x for s, _, o in cited for x in (s, o)} - question)

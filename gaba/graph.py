@@ -37,7 +37,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .answer import ABSTAIN, _quote, fact_sentence, final_answer, is_abstention, paths_prompt
+from .answer import ABSTAIN, answer_prompt, fact_sentence, final_answer, is_abstention
 from .errors import EntityNotFound, NoPath
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -410,23 +410,6 @@ def traversal_seconds(G, entities, hops: int = 2, *, repeat: int = 200) -> float
 
 # --------------------------------------------------------------------------- rendering facts
 
-def answer_prompt(question: str, facts: Iterable[tuple[str, str, str]], entities: Sequence[str] = ()
-                  ) -> tuple[str, str]:
-    """The (system, user) messages of the Graph RAG answering call (see :func:`gaba.answer.paths_prompt`).
-
-    Facts are numbered once each and laid out as paths from ``entities`` (the question's
-    entities), so the prompt is byte-identical across runs (and cacheable).
-
-    Examples
-    --------
-    >>> system, user = answer_prompt("Who supplies B?", {("A", "SUPPLIES_TO", "B")}, ["B"])
-    >>> "[1] A supplies to B." in user
-    True
-    """
-    system, user, _ = paths_prompt(question, facts, list(entities))
-    return system, user
-
-
 def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
     """The (system, user) messages of the flat RAG answering call (passages in retrieval order)."""
     from . import prompts
@@ -476,13 +459,13 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
     Keys: ``entities`` (linked), ``facts`` (sorted, after the budget), ``prompt`` (the user
-    message), ``numbered`` (number -> fact), ``reply`` (the model's whole reply, or None when no
-    call was made), ``model_answer`` (its ``Answer:`` line), ``grounding`` (a
-    :class:`gaba.answer.Grounding` or None) and ``answer`` (what the system says).
+    message), ``reply`` (the model's whole reply, or None when no call was made),
+    ``model_answer`` (its ``Answer:`` line), ``grounding`` (a :class:`gaba.answer.Grounding` or
+    None) and ``answer`` (what the system says).
 
     See :func:`graph_rag` for the parameters.
     """
-    from .answer import check_grounding, paths_prompt
+    from .answer import check_grounding
 
     _check_graph(G)
     if not isinstance(question, str) or not question.strip():
@@ -499,7 +482,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if not isinstance(linking, str) or not linking:
         raise ValueError(f"linking must be 'exact' or a gaba.link method name, not {linking!r}")
     out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
-                           "numbered": {}, "reply": None, "model_answer": None, "grounding": None}
+                           "reply": None, "model_answer": None, "grounding": None}
     entities = _link(question, G, linking)
     out["entities"] = entities
     if not entities:
@@ -515,8 +498,9 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if not facts:
         out["answer"] = f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}."
         return out
-    system, user, numbered = paths_prompt(question, facts, entities)
-    out["prompt"], out["numbered"] = user, numbered
+    facts_sorted = sorted(facts)
+    system, user = answer_prompt(question, facts_sorted, fact_evidence(G, facts_sorted))
+    out["prompt"] = user
     from .llm import call_llm
 
     resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
@@ -526,8 +510,9 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if not grounding:
         out["answer"] = out["model_answer"]
         return out
-    verdict = check_grounding(resp.text, numbered, entities,
-                              aliases={n: _aliases(G, n) for f in numbered.values() for n in (f[0], f[2])
+    verdict = check_grounding(resp.text, facts_sorted, entities,
+                              evidence={f: fact_evidence(G, [f]) for f in facts_sorted},
+                              aliases={n: _aliases(G, n) for f in facts_sorted for n in (f[0], f[2])
                                        if n in G})
     out["grounding"] = verdict
     out["answer"] = out["model_answer"] if verdict.accepted else f"{ABSTAIN}: {verdict.reason}."
@@ -543,11 +528,11 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_B
     Steps: find the question's entities (:func:`find_entities`, or :mod:`gaba.link` when
     ``linking`` is not ``"exact"``); gather the facts within ``hops`` hops
     (:func:`gather_facts`); keep the ``budget`` most relevant (:func:`gaba.rank.rank_facts`);
-    lay them out as numbered paths from the question's entities
-    (:func:`gaba.answer.paths_prompt`); ask the model once for the numbers of the facts it used
-    and the answer; accept the answer only if the grounding rule holds
-    (:func:`gaba.answer.check_grounding`: the cited facts exist, connect an entity of the
-    question to an entity the answer names). Otherwise the answer is :data:`ABSTAIN` followed
+    render them as sorted sentences plus their evidence sentences
+    (:func:`gaba.answer.answer_prompt`); ask the model once to copy the facts it used and to
+    answer; accept the answer only if the grounding rule holds
+    (:func:`gaba.answer.check_grounding`: the copied facts are facts that were given, and they
+    connect an entity of the question to an entity the answer names). Otherwise the answer is :data:`ABSTAIN` followed
     by the reason. :func:`graph_rag_trace` returns every step.
 
     Parameters
