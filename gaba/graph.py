@@ -37,7 +37,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .answer import ABSTAIN, answer_prompt, fact_sentence, final_answer, is_abstention
+from .answer import ABSTAIN, _quote, answer_prompt, fact_sentence, final_answer, is_abstention
 from .errors import EntityNotFound, NoPath
 
 if TYPE_CHECKING:  # pragma: no cover
