@@ -7,9 +7,9 @@ Taught in chapter "Graph RAG and multi-hop reasoning". Two ideas, both plain cod
    to copy the facts it used on a ``Facts used:`` line before its ``Answer:``.
 2. :func:`check_grounding` is the rule that decides whether an answer is accepted. The facts the
    reply copied are matched back to the facts that were given (:func:`cited_facts`); the answer
-   stands only when it cites at least one given fact, names an entity of the cited facts that
-   is not one of the question's own, and the cited facts connect that entity to an entity of the
-   question. Otherwise the system answers :data:`ABSTAIN` and says why. The rule knows nothing of
+   stands only when it cites at least one given fact and names an entity of the cited facts
+   that is not one of the question's own. Otherwise the system answers :data:`ABSTAIN` and says
+   why. The rule knows nothing of
    any domain: no relation names, no keywords.
 
 Examples
@@ -19,13 +19,12 @@ Examples
 >>> check_grounding(reply, facts, ["Kestrel"]).accepted
 True
 >>> check_grounding("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
-'the cited facts do not connect Voltaic to Kestrel'
+'the answer names an entity of a fact it cites'
 """
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 
 Fact = tuple[str, str, str]
@@ -199,12 +198,15 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
 
     Taught in chapter "Graph RAG and multi-hop reasoning". The rule, in order:
 
-    1. the reply cites at least one of the given facts (:func:`cited_facts`);
+    1. the reply cites at least one of the given facts (:func:`cited_facts`): copied text that
+       matches no given fact does not count;
     2. the answer (the text after ``Answer:``) names an entity of the cited facts that is not an
-       entity of the question (by its name or one of its ``aliases``);
-    3. the cited facts connect that entity to an entity of the question (a path through cited
-       facts only).
+       entity of the question (by its name or one of its ``aliases``).
 
+    Every given fact was gathered by walking from the question's entities, so a cited fact is
+    connected to the question by construction. An earlier version also required the *cited*
+    facts alone to connect the answer to the question; the 1.5B model copies only the last link of
+    a chain too often for that (it refused most correct two-hop answers on the news corpus).
     A reply that abstains is the model's own abstention and is "accepted" as such.
 
     Examples
@@ -228,18 +230,4 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                   if any(_named_in(answer, n) for n in [c, *aliases.get(c, ())] if n))
     if not named:
         return Grounding(False, "the answer names no entity of the facts it cites", cited)
-    adj: dict[str, set[str]] = defaultdict(set)
-    for s, _, o in cited:
-        adj[s].add(o)
-        adj[o].add(s)
-    seen, queue = set(question & set(adj)), deque(question & set(adj))
-    while queue:
-        u = queue.popleft()
-        for v in adj[u] - seen:
-            seen.add(v)
-            queue.append(v)
-    linked = tuple(c for c in named if c in seen)
-    if not linked:
-        return Grounding(False, f"the cited facts do not connect {', '.join(named)} to "
-                                f"{', '.join(sorted(question))}", cited, named)
-    return Grounding(True, "the cited facts connect the question to the answer", cited, linked)
+    return Grounding(True, "the answer names an entity of a fact it cites", cited, named)
