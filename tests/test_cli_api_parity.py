@@ -27,7 +27,8 @@ def _replies():
                       "object": "Quonfirm Guild", "subject_type": "person", "object_type": "org"}])
     b = _extraction([{"sentence": 1, "subject": "Quonfirm Guild", "predicate": "was zanthed into",
                       "object": "Port Ibrel", "subject_type": "org", "object_type": "place"}])
-    answer = "Facts used: 1, 2\nAnswer: Port Ibrel"
+    answer = ("Facts used: Vell Oranu glimmers Quonfirm Guild. Quonfirm Guild zanthed into Port Ibrel.\n"
+              "Answer: Port Ibrel")
     return [a, b, answer]
 
 
@@ -68,7 +69,7 @@ def test_cli_ask_budget_and_trace(scripted, tmp_path, capsys):
     assert main(["ask", "What does Vell Oranu glimmer?", "--graph", str(out), "--trace",
                  "--budget", "1"]) == 0
     text = capsys.readouterr().out
-    assert "Path 1: [1]" in text and "grounding:" in text
+    assert "<facts>" in text and "grounding:" in text
     assert main(["ask", "What does Vell Oranu glimmer?", "--graph", str(out), "--budget", "0"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error:") and "Traceback" not in err
