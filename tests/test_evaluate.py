@@ -399,15 +399,17 @@ def test_rag_systems_names_and_calls(monkeypatch):
     from gaba import evaluate, graph
 
     calls = []
-    monkeypatch.setattr(graph, "flat_rag", lambda q, k, temperature, seed: calls.append(("flat", k, temperature, seed)) or "A")
-    monkeypatch.setattr(graph, "graph_rag",
-                        lambda q, G, hops, temperature, seed: calls.append(("graph", hops, temperature, seed)) or ("B", []))
+    monkeypatch.setattr(graph, "flat_rag", lambda q, k, documents, temperature, seed:
+                        calls.append(("flat", k, temperature, seed)) or "A")
+    monkeypatch.setattr(graph, "graph_rag", lambda q, G, hops, budget, grounding, temperature, seed:
+                        calls.append(("graph", hops, temperature, seed, budget, grounding)) or ("B", []))
     G = nx.MultiDiGraph()
     systems = evaluate.rag_systems(G, k=2, hops=3)
     assert list(systems) == ["flat RAG (top-2)", "graph RAG (3 hops)"]
     systems["flat RAG (top-2)"]("q", 4, 0.7)
     systems["graph RAG (3 hops)"]("q", 1, 0.7)
-    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1)]
+    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1, graph.DEFAULT_BUDGET, True)]
+    assert list(evaluate.rag_systems(G, k=None, hops=2, grounding=False)) == ["graph RAG (2 hops, no grounding)"]
     assert list(evaluate.rag_systems(k=5, hops=None)) == ["flat RAG (top-5)"]
     with pytest.raises(ValueError, match="needs the knowledge graph"):
         evaluate.rag_systems(k=None, hops=2)
