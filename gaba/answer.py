@@ -171,7 +171,10 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
         texts = [fact_sentence(f), *((evidence or {}).get(f, ()))]
         for t in texts:
             t = " ".join(str(t).split()).casefold().rstrip(".")
-            if t and (t in used or fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY):
+            # partial_ratio aligns the shorter string inside the longer: only a copy at least as
+            # long as (nearly) the whole fact may match, so "Facts used: Voltaic" cites nothing
+            if t and (t in used or (len(used) >= 0.9 * len(t)
+                                    and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)):
                 out.append(f)
                 break
     return out
