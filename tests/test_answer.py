@@ -160,13 +160,43 @@ def test_cited_facts_threshold():
     assert cited_facts(reply, FACTS) == [BOARD2]
 
 
-def test_a_one_word_facts_used_line_cites_nothing():
-    assert cited_facts("Facts used: a\nAnswer: Voltaic Dynamics", FACTS) == []
-    assert not check_grounding("Facts used: a\nAnswer: Voltaic Dynamics", FACTS, Q).accepted
+@pytest.mark.parametrize("line", ["a", "the", "Voltaic", "Voltaic Dynamics", "Aurora Cell Works supplies",
+                                  "Kestrel Motors."])
+def test_a_copied_line_shorter_than_a_fact_cites_nothing(line):
+    # rapidfuzz's partial ratio aligns the shorter text inside the longer one: without a length
+    # floor, "Facts used: a" would match every fact containing an "a" and cite them all
+    reply = f"Facts used: {line}\nAnswer: Voltaic Dynamics"
+    assert cited_facts(reply, FACTS) == []
+    g = check_grounding(reply, FACTS, Q)
+    assert not g.accepted and g.reason == "the reply cites none of the facts it was given"
+
+
+def test_a_nearly_whole_copy_still_cites():
+    # a copy that drops a character of a fact still counts
+    assert cited_facts("Facts used: Aurora Cell Works supplies Kestrel Motor\nAnswer: x", FACTS) == [SUPPLY]
 
 
 # ---------------------------------------------------------------- check_grounding
 
+def test_grounding_accepts_an_answer_naming_an_entity_of_a_cited_fact():
+    g = check_grounding(used(SUPPLY, RIVAL, answer="Voltaic Dynamics"), FACTS, Q)
+    assert g == Grounding(True, "the answer names an entity of a fact it cites", (SUPPLY, RIVAL),
+                          ("Voltaic Dynamics",))
+    # a one-hop answer; extra words around the name; any case
+    assert check_grounding(used(SUPPLY, answer="It is Aurora Cell Works."), FACTS, Q).accepted
+    assert check_grounding(used(SUPPLY, RIVAL, answer="voltaic dynamics"), FACTS, Q).accepted
+    # every cited non-question entity the answer names, sorted
+    g = check_grounding(used(SUPPLY, RIVAL, answer="Voltaic Dynamics, then Aurora Cell Works"), FACTS, Q)
+    assert g.answer_entities == ("Aurora Cell Works", "Voltaic Dynamics")
+
+
+def test_grounding_accepts_a_cited_fact_away_from_the_question_entity():
+    # every given fact was gathered by walking from the question's entities, so the rule does not
+    # ask the cited facts alone to connect the answer to the question (the small model often
+    # copies only the last link of a chain)
+    g = check_grounding(used(RIVAL, answer="Voltaic Dynamics"), FACTS, Q)
+    assert g == Grounding(True, "the answer names an entity of a fact it cites", (RIVAL,), ("Voltaic Dynamics",))
+    assert check_grounding(used(BOARD2, answer="Northwind Systems"), FACTS, Q).accepted
 
 
 def test_grounding_abstention_is_accepted_as_such():
@@ -198,8 +228,6 @@ def test_grounding_refuses_an_answer_naming_no_cited_entity():
     assert not check_grounding(used(SUPPLY, answer="Voltaic Dynamics"), FACTS, Q).accepted
 
 
-
-
 def test_grounding_reads_aliases():
     reply = used(SUPPLY, RIVAL, answer="Voltaic")
     assert not check_grounding(reply, FACTS, Q).accepted                       # "Voltaic" is not the name...
@@ -207,17 +235,30 @@ def test_grounding_reads_aliases():
     assert g.accepted and g.answer_entities == ("Voltaic Dynamics",)          # ...but is an alias of it
 
 
+def test_grounding_with_two_question_entities():
+    facts = [("A Corp", "r", "B Corp"), ("B Corp", "s", "C Corp"), ("E Corp", "y", "F Corp")]
+    g = check_grounding(used(facts[0], facts[1], answer="B Corp"), facts, ["A Corp", "C Corp"])
+    assert g.accepted and g.answer_entities == ("B Corp",)
+    assert check_grounding(used(facts[0], answer="B Corp"), facts, ["A Corp", "C Corp"]).accepted
+    # naming only the two question entities answers nothing
+    g = check_grounding(used(facts[0], facts[1], answer="A Corp and C Corp"), facts, ["A Corp", "C Corp"])
+    assert not g.accepted and g.reason == "the answer names no entity of the facts it cites"
 
 
-def test_grounding_terminates_on_cycles_and_self_loops():
+def test_grounding_on_cycles_and_self_loops():
     facts = [("A Corp", "r", "B Corp"), ("B Corp", "s", "C Corp"), ("C Corp", "t", "A Corp"),
              ("C Corp", "u", "C Corp")]
     g = check_grounding(used(*facts, answer="C Corp"), facts, ["A Corp"])
-    assert g.accepted and set(g.cited) == set(facts)
+    assert g.accepted and set(g.cited) == set(facts) and g.answer_entities == ("C Corp",)
 
 
-
-
+def test_grounding_is_domain_free():
+    # invented relation verbs are as good as any: the rule reads no relation name
+    facts = [("Zorblat", "glimmers", "Quonfirm"), ("Quonfirm", "is_quenched_by", "Vessik")]
+    assert check_grounding(used(*facts, answer="Vessik"), facts, ["Zorblat"]).accepted
+    assert not check_grounding(used(*facts, answer="Blorp"), facts, ["Zorblat"]).accepted
+    reply = "Facts used: Zorblat glimmers Vessik.\nAnswer: Vessik"               # a made-up link
+    assert check_grounding(reply, facts, ["Zorblat"]).reason == "the reply cites none of the facts it was given"
 
 
 def test_module_docstring_example_holds():

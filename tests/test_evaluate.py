@@ -413,3 +413,23 @@ def test_rag_systems_names_and_calls(monkeypatch):
     assert list(evaluate.rag_systems(k=5, hops=None)) == ["flat RAG (top-5)"]
     with pytest.raises(ValueError, match="needs the knowledge graph"):
         evaluate.rag_systems(k=None, hops=2)
+
+
+def test_rag_systems_forward_documents_budget_and_grounding(monkeypatch):
+    import networkx as nx
+
+    from gaba import evaluate, graph
+
+    calls = []
+    monkeypatch.setattr(graph, "flat_rag", lambda q, **kw: calls.append(("flat", kw)) or "A")
+    monkeypatch.setattr(graph, "graph_rag", lambda q, G, **kw: calls.append(("graph", kw)) or ("B", []))
+    docs = ["one passage", "another passage"]
+    systems = evaluate.rag_systems(nx.MultiDiGraph(), k=1, hops=2, documents=docs, grounding=False, budget=None)
+    assert list(systems) == ["flat RAG (top-1)", "graph RAG (2 hops, no grounding)"]
+    for fn in systems.values():
+        fn("q", 3, 0.0)
+    assert calls == [("flat", {"k": 1, "documents": docs, "temperature": 0.0, "seed": 3}),
+                     ("graph", {"hops": 2, "budget": None, "grounding": False, "temperature": 0.0, "seed": 3})]
+    calls.clear()
+    evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5)["graph RAG (2 hops)"]("q", 0, 0.0)
+    assert calls == [("graph", {"hops": 2, "budget": 5, "grounding": True, "temperature": 0.0, "seed": 0})]

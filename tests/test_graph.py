@@ -225,13 +225,23 @@ def test_graph_rag_accepts_a_copied_evidence_sentence_and_an_alias(G, scripted):
     ("Voltaic Dynamics", "the reply cites none of the facts it was given"),
     (f"Facts used: {CHAIN_TEXT}\nAnswer: Acme Corp", "the answer names no entity of the facts it cites"),
     (f"Facts used: {CHAIN_TEXT}\nAnswer: Kestrel Motors", "the answer names no entity of the facts it cites"),
-], ids=["foreign-fact", "numbers", "no-facts-line", "bare", "names-no-cited-entity", "names-the-question"])
+    ("Facts used: Voltaic\nAnswer: Voltaic Dynamics", "the reply cites none of the facts it was given"),
+], ids=["foreign-fact", "numbers", "no-facts-line", "bare", "names-no-cited-entity", "names-the-question",
+        "too-short-to-be-a-copy"])
 def test_graph_rag_abstains_when_the_reply_is_not_grounded(G, scripted, reply, reason):
     scripted.replies.append(reply)
     t = gg.graph_rag_trace(KESTREL_Q, G)
     assert t["answer"] == f"{gg.ABSTAIN}: {reason}."
     assert gg.is_abstention(t["answer"]) and not t["grounding"].accepted
     assert t["model_answer"] == gg.final_answer(reply) != t["answer"]   # the model's answer stays in the trace
+
+
+def test_graph_rag_accepts_the_last_link_of_a_chain_cited_alone(G, scripted):
+    # every given fact was gathered from the question's entity: citing only the chain's last link
+    # is enough (the small model often copies only that one)
+    scripted.replies.append("Facts used: Voltaic Dynamics competes with Aurora Cell Works.\nAnswer: Voltaic Dynamics")
+    t = gg.graph_rag_trace(KESTREL_Q, G)
+    assert t["answer"] == "Voltaic Dynamics" and t["grounding"].cited == (CHAIN[1],)
 
 
 def test_graph_rag_without_grounding_returns_the_models_answer(G, scripted):

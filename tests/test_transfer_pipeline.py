@@ -1,0 +1,161 @@
+"""The pipeline on a collection whose relation verbs nobody wrote a rule for.
+
+Facts use invented verbs ("Zorblat Venn glimmers Quonfirm Halse", ``is_quenched_by``,
+``zanthed_into``, ``frobnicates``), explained only in their evidence sentences. Nothing in gaba
+may know these words: entity linking reads names and aliases, ranking reads the question and the
+facts' text, the answering prompt reads each label as its own words, and the grounding rule reads
+no relation at all. The graph is built directly (no extraction); the model is a scripted backend.
+"""
+from __future__ import annotations
+
+import traceback
+
+import networkx as nx
+import pytest
+from _fakes import fake_embed as _fake_embed
+
+from gaba import embed
+from gaba import graph as gg
+
+START, MIDDLE, END = "Zorblat Venn", "Quonfirm Halse", "Tesh Varnow"
+CHAIN = [(START, "glimmers", MIDDLE), (MIDDLE, "is_quenched_by", END)]
+QUESTION = "Who quenches the foundry that Zorblat glimmers?"
+
+
+def _add(G, s, r, o, evidence):
+    G.add_edge(s, o, key=r, relation=r, doc_id=f"t{G.number_of_edges():03d}", evidence=evidence,
+               sources=[[f"t{G.number_of_edges():03d}", evidence]])
+
+
+@pytest.fixture
+def invented():
+    """A start entity surrounded by distractors, and one two-fact chain through invented verbs.
+
+    ``glimmers`` = polishes the bells cast by, ``is_quenched_by`` = has its furnaces cooled by,
+    ``frobnicates`` = leases kilns to, ``zanthed_into`` = merged into.
+    """
+    G = nx.MultiDiGraph()
+    _add(G, START, "glimmers", MIDDLE,
+         "Zorblat Venn glimmers Quonfirm Halse: it polishes the bells that the Quonfirm Halse foundry casts.")
+    _add(G, MIDDLE, "is_quenched_by", END,
+         "Quonfirm Halse is quenched by Tesh Varnow, which cools its furnaces every night.")
+    for i in range(24):                                  # first-hop distractors around the start
+        lessee = f"Mellick Stoa {i}"
+        _add(G, START, "frobnicates", lessee, f"Zorblat Venn frobnicates {lessee}, leasing it kilns.")
+        # second-hop distractors that share the chain's second verb but not its first
+        _add(G, lessee, "is_quenched_by", f"Drensk Oculo {i}",
+             f"{lessee} is quenched by Drensk Oculo {i}, which cools its kilns.")
+    for i in range(8):
+        _add(G, f"Zibber Orrel {i}", "zanthed_into", START,
+             f"Zibber Orrel {i} was zanthed into Zorblat Venn, that is, merged into it.")
+    for n in G.nodes:
+        G.nodes[n]["aliases"] = []
+    G.nodes[START]["aliases"] = ["Zorblat"]
+    G.nodes[MIDDLE]["aliases"] = ["Quonfirm"]
+    return G
+
+
+@pytest.fixture
+def fake_embed(monkeypatch):
+    monkeypatch.setattr(embed, "embed_texts", _fake_embed)
+
+
+def _xfail_if_rank_is_broken(exc: BaseException) -> None:
+    """gaba.rank may be mid-rewrite: an error raised inside it marks the test xfail, not failed."""
+    if any(fr.filename.replace("\\", "/").endswith("gaba/rank.py")
+           for fr in traceback.extract_tb(exc.__traceback__)):
+        pytest.xfail(f"gaba.rank.rank_facts is broken at the moment: {exc!r}")
+
+
+def test_the_collection_is_what_the_tests_assume(invented):
+    facts = gg.gather_facts(invented, [START], hops=2)
+    assert set(CHAIN) <= facts and len(facts) > 50
+    assert gg.gather_facts(invented, [START], hops=1) >= {CHAIN[0]}
+    assert CHAIN[1] not in gg.gather_facts(invented, [START], hops=1)      # the chain needs two hops
+
+
+def test_find_entities_links_names_and_aliases(invented):
+    assert gg.find_entities(QUESTION, invented) == [START]                       # by its alias
+    assert gg.find_entities("Does Zorblat Venn glimmer Quonfirm?", invented) == [START, MIDDLE]
+    assert gg.find_entities("Who cools QUONFIRM HALSE?", invented) == [MIDDLE]    # any case
+    assert gg.find_entities("Which Zorblats glimmer?", invented) == []           # whole words only
+    assert gg.find_entities("Was Zibber Orrel 3 zanthed into anything?", invented) == ["Zibber Orrel 3"]
+
+
+def test_fact_sentences_read_invented_labels_as_words():
+    assert [gg.fact_sentence(f) for f in CHAIN] == ["Zorblat Venn glimmers Quonfirm Halse.",
+                                                    "Quonfirm Halse is quenched by Tesh Varnow."]
+    assert gg.fact_sentence(("Zibber Orrel 1", "zanthed_into", START)) == "Zibber Orrel 1 zanthed into Zorblat Venn."
+
+
+def test_rank_keeps_the_chain_within_a_small_budget(invented, fake_embed):
+    try:
+        from gaba.rank import rank_facts
+    except Exception as exc:                          # someone may be rewriting gaba.rank right now
+        pytest.xfail(f"gaba.rank does not import: {exc!r}")
+    facts = sorted(gg.gather_facts(invented, [START], hops=2))
+    try:
+        top = rank_facts(QUESTION, facts, invented, budget=6, entities=[START])
+    except Exception as exc:
+        _xfail_if_rank_is_broken(exc)
+        raise
+    assert len(top) == 6
+    assert set(CHAIN) <= set(top), top
+    # the hop-order baseline does not: the chain's second fact is one of 24 look-alikes at hop 2
+    assert not set(CHAIN) <= set(rank_facts(QUESTION, facts, invented, budget=6, method="hop",
+                                            entities=[START]))
+
+
+def _reply(*facts, answer):
+    return "Facts used: " + " ".join(gg.fact_sentence(f) for f in facts) + f"\nAnswer: {answer}"
+
+
+def test_graph_rag_answers_when_the_reply_cites_the_chain(invented, scripted):
+    scripted.replies.append(_reply(*CHAIN, answer=END))
+    t = gg.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
+    assert t["answer"] == END and t["grounding"].accepted
+    assert set(t["grounding"].cited) == set(CHAIN) and t["grounding"].answer_entities == (END,)
+    user = scripted.requests[0]["messages"][-1]["content"]
+    for f in CHAIN:                                          # the invented labels reach the model as words
+        assert f"- {gg.fact_sentence(f)}" in user
+    assert "cools its furnaces every night" in user          # with the evidence that explains them
+
+
+def test_graph_rag_answers_when_the_reply_copies_the_evidence(invented, scripted):
+    scripted.replies.append("Facts used: Zorblat Venn glimmers Quonfirm Halse: it polishes the bells that "
+                            "the Quonfirm Halse foundry casts. Quonfirm Halse is quenched by Tesh Varnow, "
+                            f"which cools its furnaces every night.\nAnswer: {END}, which cools the furnaces.")
+    answer, _ = gg.graph_rag(QUESTION, invented, hops=2, budget=None)
+    assert answer.startswith(END)
+
+
+@pytest.mark.parametrize("reply, reason", [
+    # a given fact that has nothing to do with the answer it claims to support
+    (_reply(("Zibber Orrel 2", "zanthed_into", START), answer=END),
+     "the answer names no entity of the facts it cites"),
+    # a plausible-looking fact that was never given
+    ("Facts used: Zorblat Venn glimmers Tesh Varnow.\nAnswer: Tesh Varnow",
+     "the reply cites none of the facts it was given"),
+    # a distractor answer from an unrelated fact is refused when it cites the chain
+    (_reply(*CHAIN, answer="Drensk Oculo 4"), "the answer names no entity of the facts it cites"),
+], ids=["unrelated-given-fact", "invented-fact", "distractor-answer"])
+def test_graph_rag_abstains_when_the_reply_cites_an_unrelated_fact(invented, scripted, reply, reason):
+    scripted.replies.append(reply)
+    t = gg.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
+    assert t["answer"] == f"{gg.ABSTAIN}: {reason}."
+    assert gg.is_abstention(t["answer"]) and not t["grounding"].accepted
+
+
+def test_graph_rag_with_the_default_budget_keeps_the_chain(invented, scripted, fake_embed):
+    try:
+        import gaba.rank  # noqa: F401
+    except Exception as exc:
+        pytest.xfail(f"gaba.rank does not import: {exc!r}")
+    scripted.replies.append(_reply(*CHAIN, answer=END))
+    try:
+        answer, facts = gg.graph_rag(QUESTION, invented, hops=2)
+    except Exception as exc:
+        _xfail_if_rank_is_broken(exc)
+        raise
+    assert len(facts) == gg.DEFAULT_BUDGET and set(CHAIN) <= set(facts)
+    assert answer == END
