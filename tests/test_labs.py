@@ -33,7 +33,7 @@ TRADEOFF = pd.DataFrame({"hops": [1, 2, 3, 4], "facts": [4, 11, 20, 26],
 def _build_kwargs(**over):
     corpus = load_documents() + [NEW]
     kw = dict(answers_by_hops={1: "I don't know.", 2: "Voltaic Dynamics competes with Aurora."},
-              corpus=corpus, corpus_path="/tmp/lab/news.json", new_doc_id="lab01",
+              corpus=corpus, corpus_path="lab-copy/news.json", new_doc_id="lab01",
               graph=_graph([LAB_EDGE]), chain=("Kestrel Motors", "Brightline Audit"),
               chain_answers={1: "I don't know.", 2: "I don't know.", 3: "Brightline Audit."},
               tradeoff=TRADEOFF)

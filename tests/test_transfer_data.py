@@ -20,7 +20,7 @@ MULTI = ("two-hop", "three-hop")
 # First words that are not a short form of a name ("the Salt Orchard" is not "The").
 GENERIC = {"The", "House", "University", "Republic", "Battle", "Treaty", "Cathedral",
            "Chronicle", "Low", "Quiet", "Paper", "Winter", "Golden"}
-BENCH = Path("/work/shared/benchmarks")
+BENCH = Path(__file__).resolve().parent.parent / "assets" / "data" / "benchmarks"  # shipped samples
 
 
 def _sentences(text: str) -> list[str]:
