@@ -28,13 +28,17 @@ text, whatever its style (``SUPPLIES_TO``, ``supplies_batteries_to``, ``place of
     order). The naive budget, kept as a baseline.
 ``"combined"`` (default)
     Scores *paths*, not single facts. Every path of one or two facts leading out of a start
-    entity is scored by how well the path's text matches the question: the cosine between the
-    question and the path's embedding (the normalised sum of its facts' embeddings, min-max
-    scaled over the candidate paths) plus the lexical share of the question's words that the
-    path's facts cover *together*. A fact scores the best path through it, so both facts of a
-    two-hop chain rank together: each covers half of the question, the pair covers all of it.
-    Paths are extended past two facts by a beam over the best paths; personalized PageRank
-    breaks ties.
+    entity is scored by how well the path's text matches the question, in three equal parts
+    (each scaled to [0, 1] over the candidate paths): the cosine between the question and the
+    path's embedding (the normalised sum of its facts' embeddings); how well the path covers
+    the question's *pieces* (overlapping four-word windows, "Who is in charge", "in charge of
+    the", ...: for each piece, the best standardised similarity among the path's facts,
+    averaged); and the share of the question's words the path's facts cover *together*, each
+    word counted at the step that covers it by how distinctive it is among the facts at the
+    node the step leaves. A fact scores the best path through it, so both facts of a two-hop
+    chain rank together: each covers part of the question, the pair covers all of it. Paths
+    are extended past two facts by a beam over the best paths; personalized PageRank breaks
+    ties.
 
 Examples
 --------
@@ -64,9 +68,10 @@ Fact = tuple[str, str, str]
 #: Ranking methods accepted by :func:`rank_facts` (``"pagerank"`` is an alias of ``"ppr"``).
 METHODS = ("combined", "embedding", "lexical", "relation", "ppr", "pagerank", "hop")
 
-#: Weights of the combined ranker: the path's embedding similarity (min-max scaled over the
-#: candidate paths), the share of the question's words the path covers, the PageRank tie-break.
-COMBINED_WEIGHTS = {"embedding": 1.0, "lexical": 1.0, "ppr": 0.05}
+#: Weights of the combined ranker (equal, not fitted): the path's embedding similarity to the
+#: question and its coverage of the question's pieces (each min-max scaled over the candidate
+#: paths), the share of the question's words the path covers, and the PageRank tie-break.
+COMBINED_WEIGHTS = {"embedding": 1.0, "pieces": 1.0, "lexical": 1.0, "ppr": 0.05}
 #: Paths kept at each step when the combined ranker follows paths past two facts.
 BEAM = 64
 
@@ -291,6 +296,29 @@ def _embeddings(question: str, facts: list[Fact], G):
     return V, V @ q
 
 
+def _pieces(question: str, *, width: int = 4, stride: int = 2) -> list[str]:
+    """Overlapping word windows of a question ("Who is in charge", "in charge of the", ...)."""
+    words = question.split()
+    if len(words) <= width:
+        return [question]
+    starts = list(range(0, len(words) - width + 1, stride))
+    if starts[-1] != len(words) - width:
+        starts.append(len(words) - width)
+    return [" ".join(words[i:i + width]) for i in starts]
+
+
+def _piece_scores(question: str, V):
+    """Each fact's similarity to each piece of the question, standardised per piece over the
+    facts (a piece every fact matches equally says nothing)."""
+    import numpy as np
+
+    from .embed import embed_texts
+
+    P = embed_texts(_pieces(question), kind="query")
+    S = V @ P.T
+    return (S - S.mean(axis=0)) / np.maximum(S.std(axis=0), 1e-6)
+
+
 def _without(text: str, names: Iterable[str]) -> str:
     """``text`` with every mention of the given names blanked (case-insensitive, longest first)."""
     for name in sorted({n for n in names if n and n.strip()}, key=len, reverse=True):
@@ -336,8 +364,9 @@ def _minmax(values):
 def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict[str, int]) -> list[float]:
     """Best-path scores: each fact scores the best path from a start entity through it.
 
-    A path's score is its embedding similarity to the question (min-max scaled over the
-    candidate paths) plus the share of the question's words it covers. A word counts at the
+    A path's score is its embedding similarity to the question, its coverage of the question's
+    pieces (both min-max scaled over the candidate paths), and the share of the question's
+    words it covers. A word counts at the
     step that covers it by how *distinctive* it is there: one minus its document frequency
     among the facts at the node the step leaves from (log scale). "Kestrel's freight supplier"
     singles out one fact at Kestrel, so "freight" counts fully for Kestrel's one freight
@@ -348,6 +377,7 @@ def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict
 
     w = COMBINED_WEIGHTS
     V, e = _embeddings(question, facts, G)
+    Z = _piece_scores(question, V) if w["pieces"] else np.zeros((len(facts), 1))
     M, weights = _lexical(question, facts, G, starts)
     M = M[:, weights > 0].astype(float)
     k = max(M.shape[1], 1)
@@ -399,16 +429,21 @@ def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict
         dots[i:i + 4096] = np.einsum("ij,ij->i", V[A[i:i + 4096]], V[B[i:i + 4096]])
     E1 = e[P1]
     E2 = (e[A] + e[B]) / np.sqrt(np.maximum(2 + 2 * dots, 1e-9))
-    allE = np.concatenate([E1, E2])
-    lo, hi = (float(allE.min()), float(allE.max())) if allE.size else (0.0, 1.0)
-    span = hi - lo if hi - lo > 1e-12 else 1.0
+    Z1 = Z[P1].mean(axis=1)
+    Z2 = np.maximum(Z[A], Z[B]).mean(axis=1)
+    scale = {}
+    for name, values in (("e", np.concatenate([E1, E2])), ("z", np.concatenate([Z1, Z2]))):
+        lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+        scale[name] = (lo, hi - lo if hi - lo > 1e-12 else 1.0)
 
-    def path_score(E, covered):
-        return w["embedding"] * (E - lo) / span + w["lexical"] * covered.sum(axis=1) / k
+    def path_score(E, covered, pieces):
+        return (w["embedding"] * (E - scale["e"][0]) / scale["e"][1]
+                + w["pieces"] * (pieces - scale["z"][0]) / scale["z"][1]
+                + w["lexical"] * covered.sum(axis=1) / k)
 
-    S1 = path_score(E1, C1)
+    S1 = path_score(E1, C1, Z1)
     C12 = np.maximum(C1[pa], C2)
-    S2 = path_score(E2, C12)
+    S2 = path_score(E2, C12, Z2)
     score = np.full(len(facts), -np.inf)
     np.maximum.at(score, P1, S1)
     np.maximum.at(score, A, S2)
@@ -425,7 +460,8 @@ def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict
                     idx = path + [j]
                     E = float(e[idx].sum() / max(np.linalg.norm(V[idx].sum(axis=0)), 1e-9))
                     c = np.maximum(cov, M[j] * distinct(u))
-                    grown.append((float(path_score(np.array([E]), c[None, :])[0]), idx, v, c))
+                    z = Z[idx].max(axis=0).mean()
+                    grown.append((float(path_score(np.array([E]), c[None, :], np.array([z]))[0]), idx, v, c))
         if not grown:
             break
         grown.sort(key=lambda g: -g[0])
@@ -433,7 +469,7 @@ def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict
             score[idx] = np.maximum(score[idx], sc)
         beam = [(idx, v, c) for _, idx, v, c in grown[:BEAM]]
     # facts no path from a start reaches rank last, by their own relevance
-    alone = path_score(e, M) - 10.0
+    alone = path_score(e, M, Z.mean(axis=1)) - 10.0
     score = np.where(np.isfinite(score), score, alone)
     if w["ppr"]:
         score = score + w["ppr"] * _minmax(_ppr(facts, starts, [1.0] * len(facts), tol=1e-6))
