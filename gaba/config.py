@@ -30,6 +30,9 @@ Environment variables (all optional):
 ``GABA_TIMEOUT``
     Total seconds one model call may take, retries included (default 120 for a hosted
     endpoint, 600 for the local model). Past it, :class:`~gaba.errors.BackendUnavailable`.
+``GABA_CONCURRENCY``
+    How many model calls :func:`gaba.extract.extract_corpus` keeps in flight (default 1 for
+    the local model, 8 for an OpenAI-compatible endpoint); see :func:`gaba.llm.concurrency`.
 """
 from __future__ import annotations
 
@@ -70,6 +73,7 @@ class Settings:
     timeout: float | None = None # GABA_TIMEOUT: total seconds per model call (None: the default)
     dotenv_path: Path | None = None   # the .env file read, if any
     dotenv_vars: tuple[str, ...] = ()  # the settings that decide where calls go which it set
+    concurrency: int | None = None     # GABA_CONCURRENCY: model calls in flight (None: the default)
 
     @property
     def provider(self) -> str:
@@ -161,12 +165,19 @@ def get_settings() -> Settings:
         if not 0 < timeout <= 86_400:      # also rejects nan and inf
             raise ConfigError(f"GABA_TIMEOUT={raw_timeout!r} must be a number of seconds "
                               "greater than 0 (the total time one model call may take).")
+    concurrency = None
+    raw_conc = (env.get("GABA_CONCURRENCY") or "").strip()
+    if raw_conc:
+        if not raw_conc.isdigit() or not 1 <= int(raw_conc) <= 256:
+            raise ConfigError(f"GABA_CONCURRENCY={raw_conc!r} must be a whole number from 1 to 256 "
+                              "(how many model calls are in flight at once).")
+        concurrency = int(raw_conc)
     return Settings(backend=backend, model=model, base_url=base_url, api_key=api_key,
                     embed_model=env.get("GABA_EMBED_MODEL") or None,
                     local_model_path=local_path, local_url=env.get("GABA_LOCAL_URL") or None,
                     cache_dir=cache_dir, offline=_truthy(env.get("GABA_OFFLINE")),
                     model_cache_dir=model_cache, timeout=timeout, dotenv_path=dotenv_path,
-                    dotenv_vars=dotenv_vars)
+                    dotenv_vars=dotenv_vars, concurrency=concurrency)
 
 
 def dotenv_notice() -> str | None:

@@ -63,6 +63,7 @@ __all__ = [
 # --------------------------------------------------------------------------- re-exports
 
 def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuild: bool = False,
+                          concurrency: int | None = None,
                           progress: bool = True) -> "nx.MultiDiGraph":
     """Extract a knowledge graph from documents (default: the book's news corpus).
 
@@ -77,7 +78,8 @@ def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuil
     """
     from .extract import build_knowledge_graph as _build
 
-    return _build(documents, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress)
+    return _build(documents, schema=schema, cache_dir=cache_dir, rebuild=rebuild, concurrency=concurrency,
+                  progress=progress)
 
 
 def save_graph(G, path) -> None:

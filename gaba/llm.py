@@ -31,8 +31,10 @@ import dataclasses
 import hashlib
 import json
 import os
+import random
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +59,8 @@ CONNECT_TIMEOUT = 10.0
 HOSTED_RETRIES = 5
 #: OpenAI's API, used when no base URL is set.
 OPENAI_URL = "https://api.openai.com/v1"
+#: Model calls in flight for a hosted (OpenAI-compatible) endpoint unless ``GABA_CONCURRENCY`` says.
+HOSTED_CONCURRENCY = 8
 
 
 @dataclasses.dataclass
@@ -90,6 +94,10 @@ class Stats:
 
 
 _stats = Stats()
+#: Guards the counters and the table of calls in flight (calls may come from several threads).
+_lock = threading.Lock()
+#: cache key -> Future of the call answering it, while one is in flight (identical calls wait on it).
+_inflight: dict = {}
 #: A function ``(request: dict) -> dict(text, model, usage)`` replacing the real backend.
 #: Only unit tests of the plumbing set it (see :func:`use_backend`).
 _backend_override: Callable[[dict], dict] | None = None
@@ -98,7 +106,30 @@ _clients: dict = {}
 
 def stats() -> Stats:
     """Counters of this process's calls (a copy)."""
-    return dataclasses.replace(_stats)
+    with _lock:
+        return dataclasses.replace(_stats)
+
+
+def concurrency(requested: int | None = None) -> int:
+    """How many model calls to keep in flight: ``requested``, else ``GABA_CONCURRENCY``, else 1
+    for the local model (its server answers one request at a time) and :data:`HOSTED_CONCURRENCY`
+    for an OpenAI-compatible endpoint.
+
+    Examples
+    --------
+    >>> concurrency(4)
+    4
+    """
+    if requested is not None:
+        if isinstance(requested, bool) or int(requested) != requested or requested < 1:
+            raise ValueError(f"concurrency must be a whole number >= 1, got {requested!r}")
+        return int(requested)
+    s = get_settings()
+    if s.concurrency is not None:
+        return s.concurrency
+    if _backend_override is not None or s.backend == "local":
+        return 1
+    return HOSTED_CONCURRENCY
 
 
 def reset_stats() -> None:
@@ -337,10 +368,11 @@ def _client():
         base_url, key = s.base_url, s.api_key or "none"
         timeout, retries = time_limit(), 5   # the client retries 429/5xx/timeouts with backoff
     ident = (base_url, key)
-    if ident not in _clients:
-        _clients[ident] = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout,
-                                        max_retries=retries)
-    return _clients[ident]
+    with _lock:
+        if ident not in _clients:
+            _clients[ident] = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout,
+                                            max_retries=retries)
+        return _clients[ident]
 
 
 def _causes(exc: BaseException):
@@ -493,7 +525,8 @@ def _call_model(request: dict) -> dict:
             raise
         except Exception as exc:   # every fault of the endpoint becomes one BackendUnavailable
             left = limit - (time.perf_counter() - t0)
-            delay = min(0.5 * 2 ** (attempts - 1), 8.0)
+            # jitter: threads refused at the same moment do not all come back at the same moment
+            delay = min(0.5 * 2 ** (attempts - 1), 8.0) * random.uniform(1.0, 1.25)
             retry_after = getattr(getattr(exc, "response", None), "headers", {}) or {}
             try:
                 delay = max(delay, min(float(retry_after.get("retry-after", 0)), 30.0))
@@ -517,12 +550,40 @@ def _validate(text: str, schema: dict) -> tuple[Any, str | None]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"the reply is not valid JSON ({exc.msg} at character {exc.pos})"
-    try:
-        jsonschema.validate(data, schema)
-    except jsonschema.ValidationError as exc:
+    exc = jsonschema.exceptions.best_match(_validator(schema).iter_errors(data))
+    if exc is not None:                   # what jsonschema.validate would raise
         where = "/".join(str(p) for p in exc.absolute_path) or "the top level"
         return None, f"the JSON does not match the schema at {where}: {exc.message}"
     return data, None
+
+
+_checked_shapes: set = set()
+
+
+def _shape(schema: Any) -> Any:
+    """``schema`` with each list of enum values replaced by whether it is a valid one (non-empty,
+    no repeats): schemas of one shape are checked against the meta-schema once, not per call
+    (the check costs milliseconds, and each document's extraction schema lists its own names)."""
+    if isinstance(schema, dict):
+        return {k: (["enum", bool(v), len({json.dumps(x, sort_keys=True) for x in v}) == len(v)]
+                    if k == "enum" and isinstance(v, list) else _shape(v))
+                for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_shape(v) for v in schema]
+    return schema
+
+
+def _validator(schema: dict):
+    """A jsonschema validator of ``schema``, checked against its meta-schema (once per shape)."""
+    from jsonschema.validators import validator_for
+
+    cls = validator_for(schema)
+    shape = json.dumps(_shape(schema), sort_keys=True)
+    if shape not in _checked_shapes:
+        cls.check_schema(schema)          # SchemaError: a bug of the caller's schema
+        with _lock:
+            _checked_shapes.add(shape)
+    return cls(schema)
 
 
 def _one_call(messages: list[dict], *, schema: dict | None, schema_name: str | None,
@@ -534,27 +595,68 @@ def _one_call(messages: list[dict], *, schema: dict | None, schema_name: str | N
         request["schema_name"] = schema_name
     key = cache_key(request)
     t0 = time.perf_counter()
-    _stats.calls += 1
     entry = _read_cache(key) if use_cache else None
     if entry is not None:
-        _stats.hits += 1
+        _count(calls=1, hits=1)
         resp = entry["response"]
         return Response(text=resp["text"], model=resp.get("model", ""), usage=resp.get("usage", {}),
                         cached=True, seconds=time.perf_counter() - t0, key=key)
     if get_settings().offline and use_cache:
-        _stats.calls -= 1
         raise CacheMiss(
             f"GABA_OFFLINE=1 and no recorded response for this call ({purpose}; key {key[:12]}). "
             f"Record it by running the same code once without GABA_OFFLINE (it calls the model and "
             f"writes {cache_path(key).relative_to(get_settings().cache_dir.parent)}).")
-    _stats.misses += 1
+    if not use_cache:
+        return _model_call(key, request, purpose, t0, record=False)
+    # Identical calls in flight at once (threads) are coalesced: one asks the model, the others
+    # wait for its answer, so the model is asked once and one cache entry is written.
+    import concurrent.futures
+
+    with _lock:
+        pending = _inflight.get(key)
+        if pending is None:
+            mine = _inflight[key] = concurrent.futures.Future()
+    if pending is not None:
+        resp = pending.result()               # the other call's error is this call's error too
+        _count(calls=1, hits=1)
+        return dataclasses.replace(resp, cached=True, seconds=time.perf_counter() - t0)
+    try:
+        if (entry := _read_cache(key)) is not None:     # recorded while this thread looked
+            resp = entry["response"]
+            out = Response(text=resp["text"], model=resp.get("model", ""),
+                           usage=resp.get("usage", {}), cached=True,
+                           seconds=time.perf_counter() - t0, key=key)
+            _count(calls=1, hits=1)
+        else:
+            out = _model_call(key, request, purpose, t0, record=True)
+    except BaseException as exc:
+        mine.set_exception(exc)
+        raise
+    else:
+        mine.set_result(out)
+        return out
+    finally:
+        with _lock:
+            _inflight.pop(key, None)
+
+
+def _count(**increments: float) -> None:
+    """Add to the counters of :func:`stats` (thread-safe)."""
+    with _lock:
+        for name, value in increments.items():
+            setattr(_stats, name, getattr(_stats, name) + value)
+
+
+def _model_call(key: str, request: dict, purpose: str, t0: float, *, record: bool) -> Response:
+    """Ask the model (a cache miss), count it, and record the answer when ``record``."""
+    _count(calls=1, misses=1)
     resp = _call_model(request)
     elapsed = time.perf_counter() - t0
-    _stats.model_seconds += elapsed
-    _stats.prompt_tokens += int(resp.get("usage", {}).get("prompt_tokens", 0))
-    _stats.completion_tokens += int(resp.get("usage", {}).get("completion_tokens", 0))
+    usage = resp.get("usage", {})
+    _count(model_seconds=elapsed, prompt_tokens=int(usage.get("prompt_tokens", 0)),
+           completion_tokens=int(usage.get("completion_tokens", 0)))
     resp = {**resp, "seconds": round(elapsed, 3)}
-    if use_cache:
+    if record:
         _write_cache(key, request, resp, purpose)
     return Response(text=resp["text"], model=resp.get("model", ""), usage=resp.get("usage", {}),
                     cached=False, seconds=elapsed, key=key)
