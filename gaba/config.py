@@ -33,6 +33,14 @@ Environment variables (all optional):
 ``GABA_CONCURRENCY``
     How many model calls :func:`gaba.extract.extract_corpus` keeps in flight (default 1 for
     the local model, 8 for an OpenAI-compatible endpoint); see :func:`gaba.llm.concurrency`.
+``GABA_LOCAL_PARALLEL``
+    Parallel slots of the embedded local server (default 1: one request at a time). With more,
+    llama.cpp batches the requests in flight together (continuous batching), and the local
+    default of ``GABA_CONCURRENCY`` becomes this number.
+``GABA_LOCAL_CACHE_PROMPT``
+    ``1`` lets the embedded server reuse the evaluated prompt prefix of a slot's previous
+    request (the extraction instructions are the same for every document). Default off: a reused
+    prefix can change the logits slightly, so a first-time answer may differ.
 """
 from __future__ import annotations
 
@@ -74,6 +82,8 @@ class Settings:
     dotenv_path: Path | None = None   # the .env file read, if any
     dotenv_vars: tuple[str, ...] = ()  # the settings that decide where calls go which it set
     concurrency: int | None = None     # GABA_CONCURRENCY: model calls in flight (None: the default)
+    local_parallel: int = 1            # GABA_LOCAL_PARALLEL: slots of the embedded server
+    local_cache_prompt: bool = False   # GABA_LOCAL_CACHE_PROMPT: reuse a slot's prompt prefix
 
     @property
     def provider(self) -> str:
@@ -172,12 +182,18 @@ def get_settings() -> Settings:
             raise ConfigError(f"GABA_CONCURRENCY={raw_conc!r} must be a whole number from 1 to 256 "
                               "(how many model calls are in flight at once).")
         concurrency = int(raw_conc)
+    raw_slots = (env.get("GABA_LOCAL_PARALLEL") or "1").strip()
+    if not raw_slots.isdigit() or not 1 <= int(raw_slots) <= 64:
+        raise ConfigError(f"GABA_LOCAL_PARALLEL={raw_slots!r} must be a whole number from 1 to 64 "
+                          "(parallel slots of the embedded local model).")
     return Settings(backend=backend, model=model, base_url=base_url, api_key=api_key,
                     embed_model=env.get("GABA_EMBED_MODEL") or None,
                     local_model_path=local_path, local_url=env.get("GABA_LOCAL_URL") or None,
                     cache_dir=cache_dir, offline=_truthy(env.get("GABA_OFFLINE")),
                     model_cache_dir=model_cache, timeout=timeout, dotenv_path=dotenv_path,
-                    dotenv_vars=dotenv_vars, concurrency=concurrency)
+                    dotenv_vars=dotenv_vars, concurrency=concurrency,
+                    local_parallel=int(raw_slots),
+                    local_cache_prompt=_truthy(env.get("GABA_LOCAL_CACHE_PROMPT")))
 
 
 def dotenv_notice() -> str | None:

@@ -111,9 +111,9 @@ def stats() -> Stats:
 
 
 def concurrency(requested: int | None = None) -> int:
-    """How many model calls to keep in flight: ``requested``, else ``GABA_CONCURRENCY``, else 1
-    for the local model (its server answers one request at a time) and :data:`HOSTED_CONCURRENCY`
-    for an OpenAI-compatible endpoint.
+    """How many model calls to keep in flight: ``requested``, else ``GABA_CONCURRENCY``, else
+    for the local model its slots (``GABA_LOCAL_PARALLEL``, default 1: it answers one request at
+    a time) and :data:`HOSTED_CONCURRENCY` for an OpenAI-compatible endpoint.
 
     Examples
     --------
@@ -127,8 +127,10 @@ def concurrency(requested: int | None = None) -> int:
     s = get_settings()
     if s.concurrency is not None:
         return s.concurrency
-    if _backend_override is not None or s.backend == "local":
+    if _backend_override is not None:
         return 1
+    if s.backend == "local":       # the embedded server's slots; a shared server's are unknown
+        return 1 if s.local_url else s.local_parallel
     return HOSTED_CONCURRENCY
 
 
@@ -501,8 +503,8 @@ def _call_model(request: dict) -> dict:
     if request.get("schema") is not None:
         kwargs["response_format"] = {"type": "json_schema", "json_schema": {
             "name": request.get("schema_name") or "answer", "schema": request["schema"]}}
-    if s.backend == "local":
-        kwargs["extra_body"] = {"cache_prompt": False}
+    if s.backend == "local":       # reuse of the prompt prefix: GABA_LOCAL_CACHE_PROMPT (default off)
+        kwargs["extra_body"] = {"cache_prompt": s.local_cache_prompt}
     limit = time_limit()
     retries = 0 if s.backend == "local" else HOSTED_RETRIES
     client = _client()          # for the local backend this starts the model server once

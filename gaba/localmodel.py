@@ -110,7 +110,15 @@ def _free_port() -> int:
 def start_server(port: int | None = None, *, threads: int | None = None):
     """Start llama.cpp's server in this process and return ``(server, base_url)``.
 
-    Most code calls :func:`server_url`, which starts one server lazily and reuses it.
+    Most code calls :func:`server_url`, which starts one server lazily and reuses it. Its slots
+    and prompt-prefix reuse follow ``GABA_LOCAL_PARALLEL`` and ``GABA_LOCAL_CACHE_PROMPT``
+    (see :mod:`gaba.config`; defaults: one slot, no reuse).
+
+    Examples
+    --------
+    >>> server, url = start_server()                # doctest: +SKIP
+    >>> url                                          # doctest: +SKIP
+    'http://127.0.0.1:40123/v1'
     """
     import xllamacpp
 
@@ -118,8 +126,16 @@ def start_server(port: int | None = None, *, threads: int | None = None):
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     params.n_ctx = N_CTX
-    params.n_parallel = 1          # one request at a time: deterministic and no batching effects
-    params.cache_prompt = False    # a reused KV prefix changes the logits slightly
+    settings = get_settings()
+    # Defaults: one request at a time and no reused prompt prefix - deterministic, no batching
+    # effects (a reused KV prefix changes the logits slightly). GABA_LOCAL_PARALLEL > 1 serves
+    # that many requests at once with continuous batching; GABA_LOCAL_CACHE_PROMPT=1 reuses the
+    # shared prefix (the instructions) of a slot's previous prompt.
+    params.n_parallel = settings.local_parallel
+    params.cache_prompt = settings.local_cache_prompt
+    if settings.local_parallel > 1:
+        params.cont_batching = True
+        params.kv_unified = True   # the slots share one context of N_CTX tokens (not N_CTX / slots)
     params.hostnames = ["127.0.0.1"]
     params.port = port or _free_port()
     params.verbosity = -1          # llama.cpp logs every request otherwise

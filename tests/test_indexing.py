@@ -195,3 +195,70 @@ def test_cli_sigint_then_rerun_extracts_only_the_rest(fake, tmp_path):
     assert f"{24 - done} extracted" in rerun.stdout and f"{done} from the cache" in rerun.stdout
     graph = json.loads(out.read_text(encoding="utf-8"))
     assert len(graph["edges"]) == 24 and not list(tmp_path.glob(".tmp-*"))
+
+
+def test_run_eval_concurrency_keeps_the_order_and_the_bound():
+    import pandas as pd
+
+    from gaba.evaluate import Case, run_eval
+
+    lock, state = threading.Lock(), {"now": 0, "max": 0}
+
+    def system(question, seed):
+        with lock:
+            state["now"] += 1
+            state["max"] = max(state["max"], state["now"])
+        time.sleep(0.04 if seed % 2 else 0.01)          # answers finish out of order
+        with lock:
+            state["now"] -= 1
+        return f"{question} q{seed % 2}"
+
+    cases = [Case(f"Q{i}?", [f"q{i % 2}"], "single-fact") for i in range(6)]
+    kwargs = dict(trials=3, progress=False, abstained=lambda a: False)
+    one = run_eval(cases, {"a": system, "b": system}, **kwargs)
+    assert state["max"] == 1
+    many = run_eval(cases, {"a": system, "b": system}, concurrency=4, **kwargs)
+    assert 2 <= state["max"] <= 4
+    pd.testing.assert_frame_equal(one.drop(columns="seconds"), many.drop(columns="seconds"))
+
+    def broken(question, seed):
+        raise RuntimeError("no model")
+
+    with pytest.raises(RuntimeError, match="system 'x' failed on case"):
+        run_eval(cases, {"x": broken}, concurrency=4, **kwargs)
+    with pytest.raises(ValueError, match="concurrency"):
+        run_eval(cases, {"a": system}, concurrency=0, **kwargs)
+
+
+def test_local_slots_and_prefix_reuse_are_settings(tmp_cache, monkeypatch):
+    """The embedded server's parameters, read without starting it (its Server class is replaced)."""
+    import xllamacpp
+
+    from gaba import localmodel
+
+    made = []
+    monkeypatch.setattr(xllamacpp, "Server", lambda params: made.append(params) or object())
+    monkeypatch.setattr(localmodel, "model_path", lambda: tmp_cache / "model.gguf")
+    monkeypatch.setenv("GABA_IGNORE_DOTENV", "1")
+    monkeypatch.setenv("GABA_BACKEND", "local")
+    for var in ("GABA_LOCAL_URL", "GABA_LOCAL_MODEL", "GABA_CONCURRENCY", "GABA_LOCAL_PARALLEL",
+                "GABA_LOCAL_CACHE_PROMPT", "OPENAI_API_KEY", "OPENROUTER_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    config.reload()
+    localmodel.start_server(port=1)
+    assert (made[-1].n_parallel, made[-1].cache_prompt) == (1, False)     # the default: unchanged
+    assert llm.concurrency() == 1
+    monkeypatch.setenv("GABA_LOCAL_PARALLEL", "4")
+    monkeypatch.setenv("GABA_LOCAL_CACHE_PROMPT", "1")
+    config.reload()
+    localmodel.start_server(port=1)
+    p = made[-1]
+    assert (p.n_parallel, p.cache_prompt, p.kv_unified, p.cont_batching) == (4, True, True, True)
+    assert llm.concurrency() == 4                  # the local default follows the slots
+    monkeypatch.setenv("GABA_LOCAL_URL", "http://127.0.0.1:9/v1")
+    config.reload()
+    assert llm.concurrency() == 1                  # a shared server's slots are unknown
+    monkeypatch.setenv("GABA_LOCAL_PARALLEL", "0")
+    with pytest.raises(ConfigError, match="GABA_LOCAL_PARALLEL='0'"):
+        config.reload()
+    monkeypatch.delenv("GABA_LOCAL_PARALLEL")      # tmp_cache re-reads the settings when it ends
