@@ -262,3 +262,24 @@ def test_local_slots_and_prefix_reuse_are_settings(tmp_cache, monkeypatch):
     with pytest.raises(ConfigError, match="GABA_LOCAL_PARALLEL='0'"):
         config.reload()
     monkeypatch.delenv("GABA_LOCAL_PARALLEL")      # tmp_cache re-reads the settings when it ends
+
+
+def test_benchmark_fake_part(tmp_path):
+    """benchmarks/indexing_throughput.py --parts fake: four rows, nothing asked twice."""
+    import csv
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GABA_", "OPENAI_", "OPENROUTER_"))}
+    script = ROOT / "benchmarks" / "indexing_throughput.py"
+    run = subprocess.run([sys.executable, str(script), "--parts", "fake", "--fake-docs", "32",
+                          "--fake-latency", "0.05", "--out", str(tmp_path)],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    with open(tmp_path / "indexing_throughput.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["in_flight"] for r in rows] == ["1", "4", "16", "16"]
+    assert all(r["extracted_once"] == "True" and r["failed"] == "0" for r in rows)
+    assert all(int(r["max_in_flight"]) <= int(r["in_flight"]) for r in rows)
+    assert float(rows[2]["docs_per_min"]) > 2 * float(rows[0]["docs_per_min"])
+    bad = subprocess.run([sys.executable, str(script), "--parts", "cloud"], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--parts" in bad.stderr
