@@ -598,12 +598,42 @@ def score_path(path: Path, weights: dict[str, float] | None = None, decay: float
     return s
 
 
+#: Scores equal to this many decimal places are a tie in :func:`rank_paths` (the same weights
+#: multiplied in another order can differ in the last bit: 0.8 * 0.9 * 0.8 != 0.8 * 0.8 * 0.9).
+TIE_DECIMALS = 12
+
+
+def _rank_key(scored: tuple[Path, float]) -> tuple:
+    """Sort key of a ``(path, score)`` pair: best score first, then fewer hops, names, relations."""
+    p, s = scored
+    return (-round(s, TIE_DECIMALS), p.hops, p.nodes, p.rels)
+
+
 def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None = None,
                k: int | None = None) -> list[tuple[Path, float]]:
-    """``(path, score)`` pairs, best first (ties: fewer hops, then names); the top ``k`` if given."""
+    """``(path, score)`` pairs, best score first; the top ``k`` if given.
+
+    Taught in chapter *Multi-hop queries in a graph database*.
+
+    Ties are common, because a score is a product of a few round numbers: a two-hop path through
+    a sibling (0.8² × 1.0 × 0.8) and a three-hop path of parent links (0.8³ × 1.0 × 1.0 × 1.0)
+    both score 0.512. Paths whose scores agree to :data:`TIE_DECIMALS` decimal places are tied,
+    and a tie is broken by **fewer hops first**, then by the names along the path, then by the
+    relation types. So the ranking never depends on the order in which the database returned
+    the paths, and of two equally good explanations the shorter comes first. :func:`top_paths`
+    and :func:`beam_search` rank the same way.
+
+    Examples
+    --------
+    >>> aunt = Path(("Jon", "Rhaegar", "Daenerys"), ("FATHER_OF", "SIBLING_OF"), (False, True))
+    >>> grandfather = Path(("Jon", "Rhaegar", "Aerys", "Daenerys"),
+    ...                    ("FATHER_OF", "FATHER_OF", "FATHER_OF"), (False, False, True))
+    >>> [(p.hops, round(s, 3)) for p, s in rank_paths([grandfather, aunt])]
+    [(2, 0.512), (3, 0.512)]
+    """
     scorer = scorer or score_path
     scored = [(p, scorer(p)) for p in paths]
-    scored.sort(key=lambda ps: (-ps[1], ps[0].hops, ps[0].nodes, ps[0].rels))
+    scored.sort(key=_rank_key)
     return scored if k is None else scored[:k]
 
 
@@ -697,11 +727,11 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
                 s = scorer(q)
                 stats.explored += 1
                 (complete if nbr == b else candidates).append((q, s))
-        candidates.sort(key=lambda ps: (-ps[1], ps[0].hops, ps[0].nodes, ps[0].rels))
+        candidates.sort(key=_rank_key)
         frontier = [p for p, _ in candidates[:beam_width]]
         if not frontier:
             break
-    complete.sort(key=lambda ps: (-ps[1], ps[0].hops, ps[0].nodes, ps[0].rels))
+    complete.sort(key=_rank_key)
     complete = complete[:beam_width]
     stats.returned = len(complete)
     stats.seconds = time.perf_counter() - t0
