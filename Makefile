@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup book test lab bench bench-full clean chromium strip
+.PHONY: setup book test lab lab-settings bench bench-full clean chromium strip
 
 # Create .venv and install the pinned requirements and gaba itself (editable, so every kernel sees it).
 setup: $(STAMP)
@@ -17,7 +17,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (gaba)" >/dev/null
 	$(BIN)/python -m gaba prepare
+	$(MAKE) --no-print-directory lab-settings
 	touch $(STAMP)
+
+# JupyterLab settings of this environment (assets/jupyterlab/README.md): widget state is saved with
+# the notebook, so a chapter saved after running shows its hop explorer when reopened.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+lab-settings: $(LAB_SETTINGS)
+$(LAB_SETTINGS): assets/jupyterlab/overrides.json
+	install -D -m 644 $< $@
 
 # Execute every chapter and build the HTML book into _build/html (warnings are errors).
 book: setup
@@ -35,7 +43,7 @@ test: setup chromium
 	GABA_OFFLINE=1 $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=1800 -p no:cacheprovider
 
 # JupyterLab in the project's environment, opened on the chapters.
-lab: setup
+lab: setup lab-settings
 	$(BIN)/jupyter lab chapters/ $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 bench: setup
