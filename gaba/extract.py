@@ -30,7 +30,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import time
 import warnings
 from collections import Counter
@@ -40,6 +39,7 @@ from typing import Any
 
 from .config import ASSETS
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
+from .fileio import atomic_write_text, atomic_writer
 from .prompts import (ENTITY_TYPES, EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXTRACTION_SYSTEM,
                       NEWS_SCHEMA, OPEN_EXTRACTION_PROMPT, OPEN_EXTRACTION_SYSTEM)
 
@@ -832,16 +832,8 @@ def _read_entry(path: Path, key: str) -> dict | None | bool:
 
 
 def _write_entry(path: Path, entry: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(entry, f, ensure_ascii=False, indent=1, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, path)       # readers see the old entry or the whole new one
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    # atomic (readers see the old entry or the whole new one), mode 0666 minus the umask
+    atomic_write_text(path, json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
 def _recorded_seconds(resp) -> float:
@@ -1454,10 +1446,8 @@ def save_graph(G, path: str | Path) -> Path:
     import networkx as nx
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    os.close(fd)
-    try:
+    # atomic (a reader sees the old graph or the whole new one), mode 0666 minus the umask
+    with atomic_writer(path, binary=True) as f:
         if path.suffix.lower() == ".graphml":
             H = G.copy()
             for _, d in H.nodes(data=True):
@@ -1470,16 +1460,10 @@ def save_graph(G, path: str | Path) -> Path:
                         d[k] = "json:" + json.dumps(v, ensure_ascii=False)
             H.graph = {k: (v if isinstance(v, (str, int, float, bool)) else
                            "json:" + json.dumps(v, ensure_ascii=False)) for k, v in H.graph.items()}
-            nx.write_graphml(H, tmp)
+            nx.write_graphml(H, f)
         else:
             data = nx.node_link_data(G, edges="edges")
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(data, f, ensure_ascii=False, indent=1, sort_keys=True)
-                f.write("\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+            f.write((json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode())
     return path
 
 

@@ -30,10 +30,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import random
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -42,6 +40,7 @@ from typing import Any
 
 from .config import LOCAL_MODEL_SHA256, ROOT, get_settings
 from .errors import BackendUnavailable, CacheCorrupt, CacheMiss, LLMOutputError
+from .fileio import atomic_write_text
 
 #: Answers are capped so a looping small model cannot run forever.
 DEFAULT_MAX_TOKENS = 512
@@ -301,41 +300,14 @@ def verify_cache(folder: str | Path | None = None) -> CacheReport:
     return report
 
 
-def _umask() -> int:
-    """The process's umask (read without changing it where Linux allows)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _public_mode(path: str | os.PathLike) -> None:
-    """Give a file made by ``tempfile.mkstemp`` (mode 0600) the mode ``open()`` would: 0666 - umask."""
-    os.chmod(path, 0o666 & ~_umask())
-
-
 def _write_cache(key: str, request: dict, response: dict, purpose: str) -> None:
     path = cache_path(key)
     path.parent.mkdir(parents=True, exist_ok=True)
     entry = {"format": CACHE_FORMAT, "key": key, "purpose": purpose,
              "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "request": request, "response": response}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(entry, f, ensure_ascii=False, indent=1, sort_keys=True)
-            f.write("\n")
-        _public_mode(tmp)        # mkstemp makes 0600; cache files are shared like any file
-        os.replace(tmp, path)  # atomic: readers see the old state or the whole new entry
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    # atomic (readers see the old state or the whole new entry), mode 0666 minus the umask
+    atomic_write_text(path, json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
 def time_limit() -> float:

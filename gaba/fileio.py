@@ -1,0 +1,89 @@
+"""Atomic file writes with the permissions ``open()`` would give (0666 minus the umask).
+
+Every file ``gaba`` writes for later runs - saved graphs, the response cache, the triples cache,
+embedding shards, the assembled local model - goes through :func:`atomic_writer`: the data is
+written to a temporary file beside the final name and renamed over it, so a reader sees the old
+file or the whole new one, never half of it. ``tempfile.mkstemp`` creates its file with mode
+0600; these helpers give the finished file the mode a plain ``open(path, "w")`` would, so a graph
+or cache shared with a group or committed to git is readable like any other file.
+
+Examples
+--------
+>>> import pathlib, tempfile
+>>> p = atomic_write_text(pathlib.Path(tempfile.mkdtemp()) / "sub" / "a.txt", "hello\\n")
+>>> p.read_text(), oct(p.stat().st_mode & 0o777) == oct(default_mode())
+('hello\\n', True)
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_writer", "default_mode"]
+
+
+def default_mode() -> int:
+    """The mode a new file gets from ``open()``: ``0o666 & ~umask`` (0o644 under umask 022).
+
+    The umask is read from ``/proc/self/status`` where Linux offers it, so other threads never
+    see it changed; elsewhere it is read by setting and restoring it.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike, *, binary: bool = False,
+                  encoding: str = "utf-8") -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path``; on a clean exit give it :func:`default_mode` and
+    rename it to ``path`` (atomic on one file system). On an error the temporary file is removed
+    and ``path`` is left as it was. Missing parent folders are created.
+
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "b.bin"
+    >>> with atomic_writer(p, binary=True) as f:
+    ...     _ = f.write(b"\\x00\\x01")
+    >>> p.read_bytes()
+    b'\\x00\\x01'
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".tmp")
+    try:
+        with (os.fdopen(fd, "wb") if binary else
+              os.fdopen(fd, "w", encoding=encoding, newline="")) as f:
+            yield f
+        os.chmod(tmp, default_mode())        # mkstemp made it 0600
+        os.replace(tmp, path)                # readers see the old file or the whole new one
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically with mode 0666 minus the umask; return the path."""
+    with atomic_writer(path, binary=True) as f:
+        f.write(data)
+    return Path(path)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically with mode 0666 minus the umask; return the path.
+
+    Newlines are written as given (no translation), so the bytes are the same on every system.
+    """
+    with atomic_writer(path, encoding=encoding) as f:
+        f.write(text)
+    return Path(path)
