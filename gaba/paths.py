@@ -64,6 +64,11 @@ DEFAULT_WEIGHT = 0.5
 MAX_DEPTH = 8
 #: Largest ``limit`` accepted.
 MAX_LIMIT = 1_000_000
+#: Hard cap on the paths one :func:`paths_between` call returns when ``limit=None``, and on the
+#: walks ``cycles="detect"`` examines, on both backends: without it memory would be bounded only
+#: by the time limit. A result stopped by it has ``stats.truncated`` set and a
+#: :class:`TruncatedResult` warning (when ``limit=None``) names the cap.
+MAX_PATHS = 100_000
 #: Longest ``timeout`` accepted, in seconds.
 MAX_TIMEOUT = 600.0
 #: The three directions of a traversal.
@@ -144,9 +149,10 @@ class TraversalStats:
     ``explored`` counts the candidate paths (or walks) that reached the target (for
     :func:`beam_search`: the partial paths it scored; for :func:`neighbors`: the nodes reached);
     ``cyclic_pruned`` those dropped because they visit a node twice; ``returned`` what the
-    caller got back. ``truncated`` is True when ``limit`` stopped the enumeration early, and
-    ``timed_out`` when ``timeout`` did (the result then holds what was found before, possibly
-    nothing).
+    caller got back. ``truncated`` is True when more paths existed than were returned (``limit``,
+    or :data:`MAX_PATHS` for ``limit=None``, stopped the enumeration; the same rule on both
+    backends), and ``timed_out`` when ``timeout`` stopped it (the result then holds what was found
+    before, possibly nothing).
     """
 
     backend: str = "networkx"
@@ -215,6 +221,19 @@ class Neighborhood:
 
 
 # --- validation ------------------------------------------------------------------------------
+
+class TruncatedResult(UserWarning):
+    """A path query with ``limit=None`` stopped at the hard cap :data:`MAX_PATHS`; the result is
+    incomplete."""
+
+
+def _warn_capped(what: str, cap: int) -> None:
+    import warnings
+
+    warnings.warn(f"{what} stopped at {cap:,} rows, the cap for limit=None (gaba.paths.MAX_PATHS): "
+                  "the result is incomplete (stats.truncated is set). Pass a limit, a smaller "
+                  "max_depth, or rank with top_paths/beam_search.", TruncatedResult, stacklevel=4)
+
 
 def _is_store(G: Any) -> bool:
     return getattr(G, "_gaba_store", False) is True
@@ -447,11 +466,18 @@ def _nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
     through ``b``, wander off and come back) as long as no edge repeats. Those few cyclic
     candidates are counted and dropped. The other modes enumerate walks, as fixed-length
     patterns do: any node and edge may repeat.
+
+    ``limit`` counts returned paths only (never dropped cyclic candidates); one more path is
+    looked for, so ``stats.truncated`` means more existed. ``limit=None`` stops at
+    :data:`MAX_PATHS` paths, and ``"detect"`` also stops after examining :data:`MAX_PATHS` walks,
+    as the database backend does.
     """
     stats = TraversalStats(backend="networkx")
     clock = _Clock(timeout)
     found: list[Path] = []
     naive = cycles != "prune"
+    cap = limit if limit is not None else MAX_PATHS
+    row_cap = MAX_PATHS if cycles == "detect" else None
     steps_cache: dict[str, list] = {}
 
     def steps(n):
@@ -476,13 +502,19 @@ def _nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
                     if revisit and not naive and len(set(path.edges())) != path.hops:
                         continue            # back over the edge it came by: not a path
                     stats.explored += 1
+                    if row_cap is not None and stats.explored > row_cap:
+                        stats.explored -= 1         # the walk past the cap was not examined
+                        stats.truncated = True
+                        raise StopIteration
                     if cycles != "keep" and path.is_cyclic:
                         stats.cyclic_pruned += 1
                     else:
                         found.append(path)
-                    if limit is not None and (len(found) if naive else stats.explored) >= limit:
-                        stats.truncated = True
-                        raise StopIteration
+                        if len(found) > cap:        # one more than asked for: the result is cut
+                            found.pop()
+                            stats.explored -= 1
+                            stats.truncated = True
+                            raise StopIteration
                 if depth + 1 < max_depth and (naive or not revisit):
                     stack.append((nbr, path.nodes, path.rels, path.forward,
                                   on_path if naive else on_path | {nbr}))
@@ -491,6 +523,8 @@ def _nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
     except StopIteration:
         pass
     stats.seconds = clock.elapsed()
+    if stats.truncated and limit is None:
+        _warn_capped("paths_between", MAX_PATHS)
     return found, stats
 
 
@@ -520,8 +554,10 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
     rel_types : list of str, optional
         Follow only these relation types (validated against the graph's types).
     limit : int or None
-        Stop after collecting this many paths (which ones depends on the engine's order;
-        rank afterwards). None means no limit - use with a small depth.
+        Return at most this many paths (which ones depends on the engine's order; rank
+        afterwards). It counts returned paths only, never candidates dropped as cyclic, and
+        ``stats.truncated`` says that more existed - the same on both backends. None means up to
+        :data:`MAX_PATHS`, with a :class:`TruncatedResult` warning if that cap is reached.
     timeout : float
         Seconds; a traversal that runs longer is cancelled and ``stats.timed_out`` is set.
     cycles : {"prune", "detect", "keep"}

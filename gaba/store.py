@@ -21,8 +21,8 @@ graph and gives the same paths; its methods ``paths_between``, ``top_paths``, ``
 Neighbourhoods are found breadth-first, one query per hop over the newly reached nodes, so a dense
 graph costs its nodes and edges, not its (exponentially many) paths. Path queries keep only simple
 paths inside Cypher, so ``limit`` counts the paths returned; ``limit=None`` is capped at
-:data:`MAX_PATHS`, and a capped result says so (``stats.truncated`` and a
-:class:`TruncatedResult` warning).
+:data:`gaba.paths.MAX_PATHS`, and a cut result says so (``stats.truncated``, plus a
+:class:`~gaba.paths.TruncatedResult` warning at the cap) - the same rules as on NetworkX.
 
 Examples
 --------
@@ -55,6 +55,8 @@ from typing import Any
 
 from .errors import StoreError
 from . import paths as _paths
+# the cap and the warning are shared with the NetworkX backend (gaba.paths); named here too
+from .paths import MAX_PATHS, TruncatedResult  # noqa: F401
 
 #: Graph name used when none is given.
 DEFAULT_GRAPH = "westeros"
@@ -64,10 +66,6 @@ DEFAULT_LABEL = "Character"
 DEFAULT_TIMEOUT = 10.0
 #: Rows sent per bulk-load query.
 BATCH_SIZE = 5000
-#: Hard cap on the paths (or walks) one path query returns when ``limit=None``: without it, memory
-#: would be bounded only by the time limit. A result stopped by it has ``stats.truncated`` set
-#: and a :class:`TruncatedResult` warning names the cap.
-MAX_PATHS = 100_000
 #: Names per neighbourhood expansion query.
 FRONTIER_BATCH = 10_000
 #: Cypher predicate: no node appears twice on path ``p`` (a simple path).
@@ -79,18 +77,6 @@ _GRAPH_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
 
 class QueryTimeout(StoreError):
     """A query ran past its time limit and the server cancelled it."""
-
-
-class TruncatedResult(UserWarning):
-    """A path query stopped at the hard cap :data:`MAX_PATHS`; the result is incomplete."""
-
-
-def _warn_capped(what: str, cap: int) -> None:
-    import warnings
-
-    warnings.warn(f"{what} stopped at {cap:,} rows, the cap for limit=None (gaba.store.MAX_PATHS): "
-                  "the result is incomplete (stats.truncated is set). Pass a limit, a smaller "
-                  "max_depth, or rank with top_paths/beam_search.", TruncatedResult, stacklevel=4)
 
 
 # --- the embedded server ---------------------------------------------------------------------
@@ -651,16 +637,18 @@ class FalkorStore:
         """Paths for :func:`gaba.paths.paths_between` (arguments already validated).
 
         ``limit`` counts returned paths only: with ``cycles="prune"`` the query itself keeps
-        simple paths (no node twice), so its ``LIMIT`` is never spent on rows dropped later.
-        ``limit=None`` is capped at :data:`MAX_PATHS` rows (``stats.truncated`` plus a
-        :class:`TruncatedResult` warning).
+        simple paths (no node twice), so its ``LIMIT`` is never spent on rows dropped later. One
+        row more than asked for is fetched, so ``stats.truncated`` means more paths existed.
+        ``limit=None`` is capped at :data:`gaba.paths.MAX_PATHS` paths, and ``"detect"`` examines
+        at most that many walks (``stats.truncated``, plus a
+        :class:`~gaba.paths.TruncatedResult` warning when ``limit=None``) - as on NetworkX.
         """
         stats = _paths.TraversalStats(backend="falkordb")
         label, types = self.label, self._types(rel_types)
         t0 = time.perf_counter()
         found: list[_paths.Path] = []
-        cap = int(limit) if limit is not None else MAX_PATHS
-        capped = False
+        row_cap = _paths.MAX_PATHS
+        cap = int(limit) if limit is not None else row_cap
 
         def left() -> float:
             rest = timeout - (time.perf_counter() - t0)
@@ -674,15 +662,15 @@ class FalkorStore:
                 # may reach b, leave and come back; the predicate drops those in the query.
                 pattern = (f"MATCH p = (a:{label} {{name: $a}}){_arrow(direction, f'{types}*1..{int(max_depth)}')}"
                            f"(b:{label} {{name: $b}})")
-                q = f"{pattern} WHERE {_ACYCLIC} {self._RETURN_PATH} LIMIT {cap}"
+                q = f"{pattern} WHERE {_ACYCLIC} {self._RETURN_PATH} LIMIT {cap + 1}"
                 res = self.query(q, {"a": a, "b": b}, timeout=left())
                 stats.queries += 1
                 found = [self._to_path(*row) for row in res.rows]
-                stats.explored = len(found)
-                if len(found) >= cap:
+                if len(found) > cap:
                     stats.truncated = True
-                    capped = limit is None
-                else:
+                    found = found[:cap]
+                stats.explored = len(found)
+                if not stats.truncated:
                     # the enumeration was complete: count the cyclic rows it dropped, for the stats
                     try:
                         n = self.query(f"{pattern} WHERE NOT {_ACYCLIC} RETURN count(p)",
@@ -700,32 +688,33 @@ class FalkorStore:
                     q = (f"MATCH p = (a:{label} {{name: $a}}){hops}{_arrow(direction, types)}"
                          f"(b:{label} {{name: $b}}) {self._RETURN_PATH}")
                     if cycles == "keep":
-                        q += f" LIMIT {cap - len(found)}"
+                        q += f" LIMIT {cap + 1 - len(found)}"
                     else:                # detect: cyclic walks are counted, so rows are capped
-                        q += f" LIMIT {MAX_PATHS - stats.explored}"
+                        q += f" LIMIT {row_cap + 1 - stats.explored}"
                     res = self.query(q, {"a": a, "b": b}, timeout=rest)
                     stats.queries += 1
                     for row in res.rows:
                         p = self._to_path(*row)
+                        if cycles == "detect" and stats.explored >= row_cap:
+                            stats.truncated = True      # a walk past the cap: not examined
+                            break
                         stats.explored += 1
                         if cycles == "detect" and p.is_cyclic:
                             stats.cyclic_pruned += 1
-                        else:
-                            found.append(p)
-                        if len(found) >= cap:
+                            continue
+                        found.append(p)
+                        if len(found) > cap:            # one more than asked for: the result is cut
+                            found.pop()
+                            stats.explored -= 1
                             stats.truncated = True
-                            capped = limit is None
-                            found = found[:cap]
                             break
-                    if not stats.truncated and stats.explored >= MAX_PATHS:
-                        stats.truncated = capped = True
                     if stats.truncated:
                         break
         except QueryTimeout:
             stats.timed_out = True
         stats.seconds = time.perf_counter() - t0
-        if capped:
-            _warn_capped("paths_between", MAX_PATHS)
+        if stats.truncated and limit is None:
+            _paths._warn_capped("paths_between", row_cap)
         return found, stats
 
     def _neighbors(self, a, *, depth, direction, rel_types, timeout):

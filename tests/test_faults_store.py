@@ -151,6 +151,34 @@ def test_limit_on_a_dense_graph(k30):
     assert all(not p.is_cyclic for p in res)
 
 
+@pytest.mark.parametrize("cycles, depth, limit", [("prune", 6, 1), ("prune", 6, 1000), ("detect", 3, 1),
+                                                   ("detect", 3, 30), ("keep", 3, 1), ("keep", 3, 30)])
+def test_dense_graph_limit_parity_with_networkx(k30, cycles, depth, limit):
+    """Both backends return exactly ``limit`` paths and flag the cut the same way. (Walk modes
+    use one fixed-length query per depth; on the complete graph a deep one is slow to plan.)"""
+    G = complete(30)
+    db = k30.paths_between("n00", "n01", max_depth=depth, limit=limit, cycles=cycles, timeout=60)
+    nx_ = P.paths_between(G, "n00", "n01", max_depth=depth, limit=limit, cycles=cycles, timeout=60)
+    assert len(db) == len(nx_) == limit
+    assert db.stats.truncated and nx_.stats.truncated
+    assert not db.stats.timed_out and not nx_.stats.timed_out
+
+
+def test_exact_limit_is_not_flagged_on_either_backend(cyclic):
+    G = many_cyclic_rows()
+    for g in (cyclic, G):
+        assert not P.paths_between(g, "a", "b", max_depth=5, limit=41).stats.truncated
+        assert P.paths_between(g, "a", "b", max_depth=5, limit=40).stats.truncated
+
+
+def test_cap_parity_with_networkx(k30, monkeypatch):
+    monkeypatch.setattr(P, "MAX_PATHS", 60)
+    for g in (k30, complete(30)):
+        with pytest.warns(TruncatedResult, match="stopped at 60 rows"):
+            res = P.paths_between(g, "n00", "n01", max_depth=3, limit=None)
+        assert len(res) == 60 and res.stats.truncated
+
+
 @pytest.mark.parametrize("cycles", ["detect", "keep"])
 def test_walk_modes_count_returned_paths(cyclic, cycles):
     res = cyclic.paths_between("a", "b", max_depth=3, limit=30, cycles=cycles)
@@ -160,7 +188,7 @@ def test_walk_modes_count_returned_paths(cyclic, cycles):
 # --- limit=None has a hard cap that says so --------------------------------------------------------
 
 def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
-    monkeypatch.setattr(S, "MAX_PATHS", 50)
+    monkeypatch.setattr(P, "MAX_PATHS", 50)
     with pytest.warns(TruncatedResult, match=r"stopped at 50 rows.*MAX_PATHS.*incomplete"):
         res = k30.paths_between("n00", "n01", max_depth=3, limit=None)
     assert len(res) == 50 and res.stats.truncated
@@ -168,7 +196,7 @@ def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
 
 @pytest.mark.parametrize("cycles", ["detect", "keep"])
 def test_unlimited_walks_are_capped(k30, monkeypatch, cycles):
-    monkeypatch.setattr(S, "MAX_PATHS", 40)
+    monkeypatch.setattr(P, "MAX_PATHS", 40)
     with pytest.warns(TruncatedResult, match="40 rows"):
         res = k30.paths_between("n00", "n01", max_depth=3, limit=None, cycles=cycles)
     assert len(res) <= 40 and res.stats.truncated and res.stats.explored <= 40
@@ -182,7 +210,8 @@ def test_complete_unlimited_result_has_no_warning(cyclic):
 
 
 def test_default_cap_is_set():
-    assert 1000 < S.MAX_PATHS <= P.MAX_LIMIT
+    assert 1000 < P.MAX_PATHS <= P.MAX_LIMIT
+    assert S.MAX_PATHS == P.MAX_PATHS and S.TruncatedResult is P.TruncatedResult
 
 
 # --- connection wording ----------------------------------------------------------------------------

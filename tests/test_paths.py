@@ -231,7 +231,7 @@ def test_same_endpoints_rejected(G):
 
 def test_limit_truncates(G):
     res = P.paths_between(G, "Jon Snow", "Daenerys", max_depth=6, limit=50)
-    assert res.stats.truncated and res.stats.explored == 50 and len(res) <= 50
+    assert res.stats.truncated and len(res) == 50 and res.stats.explored >= 50
 
 
 def test_timeout_is_reported(G):
