@@ -1496,11 +1496,46 @@ def load_graph(path: str | Path):
             for *_, d in G.edges(keys=True, data=True):
                 decode(d)
             decode(G.graph)
-            return G
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+        else:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            _check_node_link(data)
+            G = nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+        _check_graph_attributes(G)
+        return G
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise GabaError(f"{path} is not a graph written by save_graph ({exc}).") from exc
+
+
+#: Edge attributes that must be text in a loaded graph (they are quoted into prompts and pages).
+_TEXT_EDGE_ATTRS = ("relation", "evidence", "doc_id", "verb")
+
+
+def _check_node_link(data: Any) -> None:
+    """Raise ValueError unless ``data`` is node-link JSON whose nodes and edges name string ids
+    (NetworkX would number a node without ``id`` 0 and carry on)."""
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) \
+            or not isinstance(data.get("edges", data.get("links")), list):
+        raise ValueError("expected an object with 'nodes' and 'edges' lists")
+    for i, n in enumerate(data["nodes"]):
+        if not isinstance(n, dict) or not isinstance(n.get("id"), str) or not n["id"].strip():
+            raise ValueError(f"node #{i} has no name ('id' must be a non-empty string): {n!r:.80}")
+    for i, e in enumerate(data.get("edges", data.get("links"))):
+        if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("source", "target")):
+            raise ValueError(f"edge #{i} needs 'source' and 'target' names (strings): {e!r:.80}")
+
+
+def _check_graph_attributes(G) -> None:
+    """Raise ValueError when an edge's relation, evidence, document id or verb is not text, or a
+    node's aliases are not a list of text."""
+    for u, v, k, d in G.edges(keys=True, data=True):
+        for a in _TEXT_EDGE_ATTRS:
+            if a in d and not isinstance(d[a], str):
+                raise ValueError(f"edge {u!r} -> {v!r} ({k}): {a!r} must be text, not "
+                                 f"{type(d[a]).__name__} {d[a]!r:.40}")
+    for n, d in G.nodes(data=True):
+        al = d.get("aliases")
+        if al is not None and not (isinstance(al, list) and all(isinstance(x, str) for x in al)):
+            raise ValueError(f"node {n!r}: 'aliases' must be a list of text, not {al!r:.60}")
 
 
 def draw_knowledge_graph(G, *, ax=None, highlight: Sequence[tuple[str, str]] = (), seed: int = 0):
