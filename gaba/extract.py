@@ -37,6 +37,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from nameparser.config.titles import TITLES as _nameparser_titles
+
 from .config import ASSETS
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .fileio import atomic_write_text, atomic_writer
@@ -63,6 +65,12 @@ ORG_WORDS = frozenset("""
 #: ("Dr. Lena Marsh" -> "Lena Marsh") and keeps the titled form as an alias.
 TITLES = frozenset("""dr doctor prof professor mr mrs ms miss mx sir dame lord lady king queen prince
     princess emperor empress duke duchess rev reverend""".split())
+#: Every personal title of the ``nameparser`` library (about 800: "General", "Coach", "Brother",
+#: "Chancellor", ...) plus :data:`TITLES`. Open extraction drops one from the front of a name
+#: of at least two further words ("General Corwin Hale" -> "Corwin Hale"), never from a name
+#: that would be left as one word or ends in an organisation word ("General Motors",
+#: "General Electric Company").
+ALL_TITLES = frozenset(_nameparser_titles) | TITLES
 #: Open predicates longer than this many words are refused (a clause, not a relation).
 MAX_PREDICATE_WORDS = 6
 #: Open extraction answers may list this many facts (each is about 35 tokens).
@@ -254,7 +262,8 @@ def candidate_names(text: str) -> list[str]:
     """The names the open extractor may use: capitalised runs of the text, titles dropped.
 
     Generic, no word list of any corpus: a run of capitalised words (:func:`capitalised_names`),
-    a person's title removed (:func:`strip_title`), calendar words and pronouns left out.
+    a person's title removed (:func:`strip_title` with the ``nameparser`` titles), calendar
+    words and pronouns left out.
 
     Examples
     --------
@@ -262,8 +271,7 @@ def candidate_names(text: str) -> list[str]:
     ['Ann Lee', 'Acme', 'Oslo']
     """
     out: list[str] = []
-    for n in capitalised_names(text):
-        n = strip_title(n)
+    for n in capitalised_names(text, extended_titles=True):
         words = [w for w in n.split() if w.lower().rstrip(".") not in _CALENDAR]
         n = " ".join(words)
         if n and _is_name(n) and n.rstrip(".").lower() not in TITLES and n.lower() not in _STOP \
@@ -558,16 +566,25 @@ def predicate_words(relation: str) -> str:
     return " ".join(w for w in re.split(r"[_\s]+", str(relation).strip().lower()) if w)
 
 
-def strip_title(name: str) -> str:
+def strip_title(name: str, *, extended: bool = False) -> str:
     """A person's name without a leading title (:data:`TITLES`): "Dr. Lena Marsh" -> "Lena Marsh".
+
+    With ``extended=True`` a title of :data:`ALL_TITLES` is dropped too, but only where at
+    least two capitalised words remain and the last is not an organisation word
+    (:data:`ORG_WORDS`): "General Corwin Hale" -> "Corwin Hale", "General Motors" stays.
 
     Examples
     --------
     >>> strip_title("Dr. Lena Marsh"), strip_title("Professor Ivo Tarn"), strip_title("Marsh")
     ('Lena Marsh', 'Ivo Tarn', 'Marsh')
+    >>> strip_title("Coach Elin Rasmark", extended=True), strip_title("General Motors", extended=True)
+    ('Elin Rasmark', 'General Motors')
     """
     words = name.split()
     while len(words) > 1 and words[0].rstrip(".").lower() in TITLES and words[1][:1].isupper():
+        words = words[1:]
+    while (extended and len(words) > 2 and words[0].rstrip(".").lower() in ALL_TITLES
+           and all(w[:1].isupper() for w in words[1:]) and words[-1].lower() not in ORG_WORDS):
         words = words[1:]
     return " ".join(words)
 
@@ -1017,12 +1034,13 @@ _CONNECT = "|".join(c.replace(" ", r"\s+") for c in NAME_CONNECTORS)
 _NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*")
 
 
-def capitalised_names(text: str) -> list[str]:
+def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
     """Runs of capitalised words in ``text``: candidate names, with their parts.
 
     A run may hold connector words (:data:`NAME_CONNECTORS`): "University of Caldermoor" is one
     name; its capitalised parts ("University", "Caldermoor") are listed after it. Leading
-    function words and a person's title (:func:`strip_title`) are dropped.
+    function words and a person's title (:func:`strip_title`, with ``extended_titles`` its
+    ``extended`` list) are dropped.
 
     Examples
     --------
@@ -1037,7 +1055,7 @@ def capitalised_names(text: str) -> list[str]:
         words = normalize_name(run).split()
         while words and words[0].lower() in _STOP:
             words = words[1:]
-        name = strip_title(" ".join(words))
+        name = strip_title(" ".join(words), extended=extended_titles)
         if name and name.rstrip(".").lower() not in TITLES:
             names.append(name)
 
@@ -1051,7 +1069,64 @@ def capitalised_names(text: str) -> list[str]:
     return names
 
 
-def reconcile_entities(names: Iterable[str], documents: Any = None) -> dict[str, str]:
+#: Relation of a co-occurrence edge whose connecting words do not make a short predicate.
+COOCCURRENCE_RELATION = "mentioned_with"
+#: A co-occurrence edge takes the words between its two names as its relation when there
+#: are at most this many of them and no other name ("Sevrine married Emeric" -> ``married``).
+COOCCURRENCE_MAX_WORDS = 6
+
+
+def _maximal_mentions(sentence: str, names: Iterable[str]) -> list[str]:
+    """The names written in ``sentence`` in reading order, longest first where two overlap."""
+    spans: list[tuple[int, int, str]] = []
+    for n in sorted(set(names), key=lambda n: (-len(n), n)):
+        for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w])", sentence):
+            if not any(a < m.end() and m.start() < b for a, b, _ in spans):
+                spans.append((m.start(), m.end(), n))
+    return [n for _, _, n in sorted(spans)]
+
+
+def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[Triple]:
+    """A rule, not the model: link every two names written in the same sentence.
+
+    Taught in chapter "From text to a knowledge graph". For each sentence of ``doc``
+    (:func:`split_sentences`) and each two of its names (``names``, default the document's
+    :func:`candidate_names`; where names overlap, the longest), in reading order: one triple
+    whose evidence is the sentence and whose relation is the words between the two names
+    as a predicate (:func:`normalize_predicate`) when there are at most
+    :data:`COOCCURRENCE_MAX_WORDS` of them and no other name, else :data:`COOCCURRENCE_RELATION`. Nothing
+    here knows a word of any domain; the model's triples say *how* two names are related,
+    this rule only makes sure that two names a sentence puts together are connected.
+
+    Examples
+    --------
+    >>> doc = {"id": "d1", "text": "Ann Lee founded Acme in Oslo. Acme hired Bo Tarn."}
+    >>> [t.as_tuple() for t in cooccurrence_triples(doc)]
+    [('Ann Lee', 'founded', 'Acme'), ('Ann Lee', 'mentioned_with', 'Oslo'), ('Acme', 'mentioned_with', 'Oslo'), ('Acme', 'hired', 'Bo Tarn')]
+    """
+    text = doc["text"]
+    names = list(candidate_names(text) if names is None else names)
+    out: list[Triple] = []
+    seen: set[tuple[str, str]] = set()
+    for sentence in split_sentences(text):
+        found = list(dict.fromkeys(_maximal_mentions(sentence, names)))
+        for i, a in enumerate(found):
+            for b in found[i + 1:]:
+                if (a, b) in seen or (b, a) in seen:
+                    continue
+                seen.add((a, b))
+                m = re.search(rf"(?<![\w]){re.escape(a)}(?![\w])(.*?)(?<![\w]){re.escape(b)}(?![\w])",
+                              sentence)
+                between = m.group(1) if m else ""
+                words = re.findall(r"[^\W_]+", between)
+                short = 0 < len(words) <= COOCCURRENCE_MAX_WORDS and not _maximal_mentions(between, found)
+                rel = normalize_predicate(between) if short else ""
+                out.append(Triple(a, rel or COOCCURRENCE_RELATION, b, str(doc["id"]), sentence))
+    return out
+
+
+def reconcile_entities(names: Iterable[str], documents: Any = None, *,
+                       extended_titles: bool = False) -> dict[str, str]:
     """Build an alias table: every surface form -> its canonical (longest) name.
 
     Taught in chapter "From text to a knowledge graph". Names are normalised
@@ -1071,6 +1146,9 @@ def reconcile_entities(names: Iterable[str], documents: Any = None) -> dict[str,
     documents : None, list or path, optional
         Documents whose text supplies long and short forms (anything ``load_documents``
         accepts); None uses only ``names``.
+    extended_titles : bool
+        Drop the titles of :data:`ALL_TITLES` from the documents' names too (open extraction
+        does), so "Coach Elin Rasmark" is not made the canonical form of "Elin Rasmark".
 
     Returns
     -------
@@ -1092,7 +1170,7 @@ def reconcile_entities(names: Iterable[str], documents: Any = None) -> dict[str,
         docs = documents if (isinstance(documents, list) and documents and isinstance(documents[0], dict)
                              and "text" in documents[0]) else load_documents(documents)
         for d in docs:
-            doc_names.extend(capitalised_names(d["text"]))
+            doc_names.extend(capitalised_names(d["text"], extended_titles=extended_titles))
     # display form of each normalised, case-folded name: the most frequent spelling
     spellings: dict[str, Counter] = {}
     for n in list(names) + doc_names:
@@ -1313,7 +1391,7 @@ def triple_differences(predicted: Any, gold: Any = None) -> tuple[list, list]:
 def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
                           cache_dir: str | Path | None = None, rebuild: bool = False,
                           concurrency: int | None = None,
-                          progress: bool = True):
+                          progress: bool = True, cooccurrence: bool | None = None):
     """Build the knowledge graph of a corpus: extraction (cached), validation, reconciliation.
 
     Taught in chapter "From text to a knowledge graph". Public as
@@ -1340,6 +1418,10 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         else 1 for the local model and 8 for an OpenAI-compatible endpoint). Each document's
         extraction is recorded as soon as it is done, so an interrupted build, run again,
         only extracts the documents it had not finished; the graph is built once, at the end.
+    cooccurrence : bool, optional
+        Also link two names that share a sentence when the model linked them nowhere
+        (:func:`cooccurrence_triples`, a rule; a one-word name only if the model used it
+        somewhere). Default: on for open extraction, off with a schema.
 
     Returns
     -------
@@ -1347,10 +1429,11 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         Nodes are canonical entity names with attributes ``aliases`` (sorted list of the other
         surface forms, titled forms such as "Dr. Lena Marsh" included) and, in open mode,
         ``type``. Edges go subject -> object with key = relation and attributes ``relation``,
-        ``doc_id``, ``evidence`` (first source), ``sources`` (every ``[doc_id, evidence]``) and,
-        for RELATED_TO, ``verb``. ``G.graph`` records ``documents``, ``failed`` (doc_id ->
-        error), ``cache`` counts, ``schema`` (``"open"`` or the relation names) and
-        ``prompt_version``.
+        ``doc_id``, ``evidence`` (first source), ``sources`` (every ``[doc_id, evidence]``),
+        for RELATED_TO ``verb``, and ``rule="co-occurrence"`` on edges the rule added.
+        ``G.graph`` records ``documents``, ``failed`` (doc_id -> error), ``cache`` counts,
+        ``schema`` (``"open"`` or the relation names), ``prompt_version`` and
+        ``cooccurrence``.
 
     Raises
     ------
@@ -1371,11 +1454,30 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress,
                         concurrency=concurrency)
     names = sorted({t.subject for t in ex.triples} | {t.object for t in ex.triples})
-    table = reconcile_entities(names, docs)
+    table = reconcile_entities(names, docs, extended_titles=schema is None)
     triples = apply_aliases(ex.triples, table)
+    if cooccurrence is None:
+        cooccurrence = schema is None
+    rule_triples: set[Triple] = set()
+    if cooccurrence:
+        linked = {frozenset((t.subject, t.object)) for t in triples}
+        # a one-word capitalised run may be an ordinary word at a sentence start ("Later"):
+        # the rule links it only if the model used it as a name somewhere in the corpus
+        used = {n.casefold() for t in ex.triples for n in (t.subject, t.object)}
+        used |= {table.get(n, n).casefold() for n in list(used)}
+        raw = [r for d in docs for r in cooccurrence_triples(
+            d, [n for n in candidate_names(d["text"]) if " " in n or n.casefold() in used])]
+        extra = reconcile_entities(sorted({r.subject for r in raw} | {r.object for r in raw}), docs,
+                                   extended_titles=schema is None)
+        for r in apply_aliases(raw, {**extra, **table}):
+            pair = frozenset((r.subject, r.object))
+            if pair not in linked:
+                linked.add(pair)
+                rule_triples.add(r)
+                triples.append(r)
     G = nx.MultiDiGraph(documents=len(docs), failed=dict(ex.failed), cache=dict(ex.cache),
                         schema="open" if schema is None else list(_schema_relations(schema)),
-                        prompt_version=prompt_version(schema))
+                        prompt_version=prompt_version(schema), cooccurrence=bool(cooccurrence))
     types: dict[str, Counter] = {}
     for t in triples:
         for n, ty in ((t.subject, t.subject_type), (t.object, t.object_type)):
@@ -1390,13 +1492,15 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
                  "sources": [[t.doc_id, t.evidence]]}
         if t.verb:
             attrs["verb"] = t.verb
+        if t in rule_triples:
+            attrs["rule"] = "co-occurrence"
         G.add_edge(t.subject, t.object, key=t.relation, **attrs)
     for alias, canonical in table.items():
         if canonical in G and alias != canonical and alias not in G.nodes[canonical]["aliases"]:
             G.nodes[canonical]["aliases"].append(alias)
     for n, c in types.items():
         G.nodes[n]["type"] = sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-    _add_titled_aliases(G, docs)
+    _add_titled_aliases(G, docs, extended=schema is None)
     for n in G:
         G.nodes[n]["aliases"] = sorted(G.nodes[n]["aliases"])
     if ex.failed:
@@ -1407,23 +1511,31 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     return G
 
 
-def _add_titled_aliases(G, docs: list[dict]) -> None:
-    """Add "Dr. Lena Marsh" as an alias of person node "Lena Marsh" where a text writes it so."""
-    titles = "|".join(sorted(TITLES, key=len, reverse=True))
+def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
+    """Add "Dr. Lena Marsh" as an alias of person node "Lena Marsh" where a text writes it so.
+
+    With ``extended``, any title of :data:`ALL_TITLES` that :func:`strip_title` would drop
+    ("Coach Elin Rasmark") counts too.
+    """
     text = "\n".join(d["text"] for d in docs)
     for n, data in G.nodes(data=True):
         if data.get("type") != "person":
             continue
-        for m in re.finditer(rf"\b(?:{titles})\.?\s+{re.escape(n)}\b", text, flags=re.I):
+        for m in re.finditer(rf"\b([A-Z][\w'’-]*)\.?\s+{re.escape(n)}\b", text):
             alias = m.group(0)
-            if alias[:1].isupper() and alias not in data["aliases"]:
-                data["aliases"].append(alias)
+            if m.group(1).lower() in TITLES or (extended and strip_title(alias, extended=True) == n):
+                if alias not in data["aliases"]:
+                    data["aliases"].append(alias)
 
 
-def graph_triples(G) -> list[Triple]:
-    """The edges of a graph built by :func:`build_knowledge_graph`, as triples (sorted)."""
+def graph_triples(G, *, rules: bool = True) -> list[Triple]:
+    """The edges of a graph built by :func:`build_knowledge_graph`, as triples (sorted).
+
+    ``rules=False`` leaves out the edges a rule added (``rule`` attribute), keeping the model's.
+    """
     out = [Triple(u, d.get("relation", k), v, d.get("doc_id", ""), d.get("evidence", ""),
-                  d.get("verb", "")) for u, v, k, d in G.edges(keys=True, data=True)]
+                  d.get("verb", "")) for u, v, k, d in G.edges(keys=True, data=True)
+           if rules or not d.get("rule")]
     return sorted(out, key=lambda t: (t.subject, t.relation, t.object))
 
 

@@ -64,7 +64,7 @@ __all__ = [
 
 def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuild: bool = False,
                           concurrency: int | None = None,
-                          progress: bool = True) -> "nx.MultiDiGraph":
+                          progress: bool = True, cooccurrence: bool | None = None) -> "nx.MultiDiGraph":
     """Extract a knowledge graph from documents (default: the book's news corpus).
 
     A thin wrapper of :func:`gaba.extract.build_knowledge_graph`, documented there. Taught in
@@ -79,7 +79,8 @@ def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuil
     from .extract import build_knowledge_graph as _build
 
     return _build(documents, schema=schema, cache_dir=cache_dir, rebuild=rebuild, concurrency=concurrency,
-                  progress=progress)
+                  progress=progress,
+                  cooccurrence=cooccurrence)
 
 
 def save_graph(G, path) -> None:

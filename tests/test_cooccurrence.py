@@ -1,0 +1,95 @@
+"""Open-extraction names and the co-occurrence rule, on text written for these tests only."""
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+
+from gaba.extract import (ALL_TITLES, COOCCURRENCE_RELATION, TITLES, build_knowledge_graph,
+                          candidate_names, capitalised_names, cooccurrence_triples, graph_triples,
+                          reconcile_entities, strip_title)
+
+
+def test_extended_titles_drop_role_words_only_before_a_full_name():
+    assert strip_title("Admiral Pell Oduya", extended=True) == "Pell Oduya"
+    assert strip_title("Judge Bishop Ilse Brandt", extended=True) == "Ilse Brandt"      # two titles
+    assert strip_title("General Motors", extended=True) == "General Motors"          # one word left
+    assert strip_title("General Electric Company", extended=True) == "General Electric Company"
+    assert strip_title("Admiral Pell Oduya") == "Admiral Pell Oduya"                 # not in the short list
+    assert {"coach", "general", "admiral", "brother"} <= ALL_TITLES and TITLES <= ALL_TITLES
+
+
+def test_candidate_names_use_the_extended_titles_but_capitalised_names_do_not_by_default():
+    text = "Admiral Pell Oduya commands the Saltmere Fleet. Oduya sailed from Keshport."
+    assert candidate_names(text)[0] == "Pell Oduya"
+    assert capitalised_names(text)[0] == "Admiral Pell Oduya"                        # schema mode unchanged
+    assert capitalised_names(text, extended_titles=True)[0] == "Pell Oduya"
+
+
+def test_reconcile_keeps_the_untitled_name_canonical_in_open_mode():
+    docs = [{"id": "a", "text": "Admiral Pell Oduya commands the Saltmere Fleet."},
+            {"id": "b", "text": "Pell Oduya was born in Keshport."}]
+    assert reconcile_entities(["Pell Oduya"], docs)["Pell Oduya"] == "Admiral Pell Oduya"
+    assert reconcile_entities(["Pell Oduya"], docs, extended_titles=True)["Pell Oduya"] == "Pell Oduya"
+
+
+def test_cooccurrence_links_names_of_one_sentence_with_the_words_between():
+    doc = {"id": "x1", "text": "Tamsin Drury coaxed Quillon Reeds into the Ossary Guild. "
+                               "Later, the Ossary Guild and Brell Fane parted ways after a long, bitter and "
+                               "very public quarrel over the Varro Ledger."}
+    got = {t.as_tuple() for t in cooccurrence_triples(doc)}
+    assert ("Tamsin Drury", "coaxed", "Quillon Reeds") in got
+    assert ("Quillon Reeds", "into", "Ossary Guild") in got             # the words between, as they are
+    assert ("Tamsin Drury", COOCCURRENCE_RELATION, "Ossary Guild") in got  # another name lies between
+    assert ("Brell Fane", COOCCURRENCE_RELATION, "Varro Ledger") in got    # too many words between
+    assert all(t.doc_id == "x1" and t.evidence in doc["text"] for t in cooccurrence_triples(doc))
+    # names of different sentences are never linked
+    assert not any({t.subject, t.object} == {"Tamsin Drury", "Brell Fane"} for t in cooccurrence_triples(doc))
+
+
+def test_cooccurrence_prefers_the_longest_overlapping_name():
+    doc = {"id": "x2", "text": "Orla Wyn edited the Annals of Dunmarrow in Dunmarrow."}
+    pairs = {(t.subject, t.object) for t in cooccurrence_triples(doc)}
+    assert ("Orla Wyn", "Annals of Dunmarrow") in pairs and ("Orla Wyn", "Dunmarrow") in pairs
+    assert ("Annals of Dunmarrow", "Dunmarrow") in pairs
+    assert len(pairs) == 3                                               # "Annals" alone is not a mention
+
+
+def _scripted_cache(tmp_path, monkeypatch, facts_by_doc):
+    """Point the triples cache at a folder and answer extraction with scripted facts."""
+    from gaba.llm import Response
+
+    def fake_call(prompt, **kw):
+        facts = next((f for marker, f in facts_by_doc.items() if marker in prompt), [])
+        return Response(text=json.dumps({"facts": facts}), data={"facts": facts}, key="k")
+
+    monkeypatch.setattr("gaba.llm.call_llm", fake_call)
+    return tmp_path / "kg"
+
+
+@pytest.fixture
+def two_docs():
+    return [{"id": "d1", "text": "Admiral Pell Oduya commands the Saltmere Fleet. The fleet sails from Keshport."},
+            {"id": "d2", "text": "Pell Oduya was born in Veyholm, where Ansa Crell taught him to sail."}]
+
+
+def test_build_adds_rule_edges_only_where_the_model_linked_nothing(tmp_path, monkeypatch, two_docs):
+    facts = {"Saltmere Fleet": [{"sentence": 1, "subject": "Pell Oduya", "predicate": "commands",
+                                  "object": "Saltmere Fleet", "subject_type": "person",
+                                  "object_type": "organization"}],
+             "Veyholm": [{"sentence": 1, "subject": "Pell Oduya", "predicate": "born in",
+                          "object": "Veyholm", "subject_type": "person", "object_type": "place"}]}
+    cache = _scripted_cache(tmp_path, monkeypatch, facts)
+    G = build_knowledge_graph(two_docs, cache_dir=cache, progress=False)
+    model = {t.as_tuple() for t in graph_triples(G, rules=False)}
+    rules = [(u, v, d) for u, v, d in G.edges(data=True) if d.get("rule") == "co-occurrence"]
+    assert ("Pell Oduya", "commands", "Saltmere Fleet") in model and ("Pell Oduya", "born_in", "Veyholm") in model
+    assert "Admiral Pell Oduya" in G.nodes["Pell Oduya"]["aliases"]
+    pairs = {frozenset((u, v)) for u, v, _ in rules}
+    assert frozenset(("Ansa Crell", "Veyholm")) in pairs or frozenset(("Ansa Crell", "Pell Oduya")) in pairs
+    assert frozenset(("Pell Oduya", "Veyholm")) not in pairs              # the model's edge is kept alone
+    assert G.graph["cooccurrence"] is True
+    off = build_knowledge_graph(two_docs, cache_dir=cache, progress=False, cooccurrence=False)
+    assert not any(d.get("rule") for _, _, d in off.edges(data=True))
+    assert isinstance(off, nx.MultiDiGraph) and off.graph["cooccurrence"] is False
