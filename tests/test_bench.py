@@ -124,3 +124,17 @@ def test_plot_scaling_draws_one_line_per_series():
     ax = bench.plot_scaling(rows, x="n", y="ms", series="b", title="t")
     assert len(ax.lines) == 2 and ax.get_xscale() == "log"
     assert len(ax.lines[0].get_xdata()) == 3
+
+
+@pytest.mark.live
+def test_linking_recall_on_the_shipped_2wiki_sample():
+    from gaba.data.benchmarks import load_public
+
+    rows = bench.linking_recall(load_public("2wiki", limit=25))
+    assert [r["system"] for r in rows] == list(bench.LINKING_SYSTEMS)
+    assert all(r["n"] == 25 and 0 <= r["all_evidence"] <= 1 and r["low"] <= r["all_evidence"] <= r["high"]
+               for r in rows)
+    assert rows[2]["no_entity"] <= rows[0]["no_entity"]          # linking finds more start entities
+    assert rows[3]["all_evidence"] >= rows[0]["all_evidence"]
+    with pytest.raises(ValueError, match="evidence"):
+        bench.linking_recall(load_public("hotpotqa", limit=3))

@@ -166,3 +166,31 @@ def test_observing_needs_a_shared_server(tmp_cache, monkeypatch, tmp_path, capsy
     assert mt.observe_server(0.1) is None
     assert mt.main(["--no-live", "--observe", "0.1", "--out", str(tmp_path)]) == 0
     assert "--observe needs GABA_LOCAL_URL" in capsys.readouterr().out
+
+
+@pytest.mark.live
+def test_scaling_retrieval_tiny_on_both_generators(tmp_path):
+    from gaba.data.benchmarks import PUBLIC_DIR, PUBLIC_FILES
+
+    wiki = tmp_path / "2wiki.jsonl"
+    lines = (PUBLIC_DIR / PUBLIC_FILES["2wiki"]).read_text(encoding="utf-8").splitlines()[:12]
+    wiki.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = run("scaling_retrieval.py", "--sizes", "14,30", "--2wiki", str(wiki), "--out", str(tmp_path),
+              "--side-cache", str(tmp_path / "side"), timeout=900)
+    assert "Trade wire" in out and "every gold triple within 2 hops" in out
+    for name in ("scaling_retrieval.csv", "scaling_retrieval_trade.csv"):
+        rows = read_csv(tmp_path / name)
+        systems = {r["system"] for r in rows}
+        assert {"flat top-k", "2-hop, ranked N", "2-hop, ranked N (embedding)", "2-hop, ranked N (lexical)",
+                "2-hop, ranked N (relation)", "2-hop, ranked N (ppr)", "2-hop, ranked N (hop)"} <= systems
+        assert {r["size"] for r in rows} == {"14", "30"}
+    wiki_rows = read_csv(tmp_path / "scaling_retrieval_2wiki.csv")
+    assert [r["system"] for r in wiki_rows][0] == "exact names" and wiki_rows[0]["n"] == "12"
+    assert (tmp_path / "bench_scaling_retrieval_trade.png").is_file()
+
+
+def test_scaling_retrieval_reads_the_shipped_2wiki_sample():
+    module = load_script("scaling_retrieval")
+    path = module.wiki_default()
+    assert path.is_file() and path.is_relative_to(ROOT / "assets" / "data" / "benchmarks")
+    assert set(module.GENERATORS) == {"company", "trade"}
