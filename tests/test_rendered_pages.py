@@ -111,22 +111,20 @@ def _hits(patterns, text: str) -> list[str]:
 
 
 # Known failures, expected to pass once their owners finish (strict=False: a fix is welcome early).
-# Chapters being rewritten by others (issue "The book says exactly what its code does"):
-_REWRITING = {"chapters/graph_rag.html", "chapters/evaluation.html", "chapters/knowledge_graph.html",
-              "chapters/retrieval_at_scale.html", "chapters/labs/evaluate_lab.html"}
-# API pages where autodoc prints a module's path constant (ROOT, KG_DIR, ...) with the absolute path
-# of the machine that built the book; the fix belongs in gaba/ or chapters/api/ (e.g. `:no-value:`).
-_MACHINE_PATH_CONSTANTS = {"chapters/api/config.html", "chapters/api/data_benchmarks.html",
-                           "chapters/api/data_greenhouse.html", "chapters/api/data_news.html",
-                           "chapters/api/data_westeros.html", "chapters/api/extract.html",
-                           "chapters/api/data_transfer.html"}
+# The Graph RAG chapter prints its answering prompt, whose slot "<copy the ...>" is what the
+# template-slot check looks for in replies that copied it (issue "The book says exactly what its
+# code does"); the chapter should show the template where the check can tell it from a reply.
+_PLACEHOLDER_PENDING = {"chapters/graph_rag.html": "the printed answering prompt shows its template slot"}
+# (API pages used to print path constants such as gaba.config.ROOT with the absolute path of the
+# machine that built the book; assets/sphinx/gaba_autodoc.py now leaves those values out and
+# autodoc_preserve_defaults shows `folder=SAMPLE_DIR` instead of the evaluated path.)
 
 
 def _params(known: dict[str, str] | None = None):
     known = known or {}
     for p in PAGES:
         rel = p.relative_to(BOOK_HTML).as_posix()
-        reason = "chapter being rewritten by others" if rel in _REWRITING else known.get(rel)
+        reason = known.get(rel)
         marks = [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
         yield pytest.param(p, marks=marks, id=rel)
 
@@ -144,15 +142,14 @@ def test_the_book_has_its_chapters():
     assert not missing, f"pages in _toc.yml that were not built: {missing}"
 
 
-@pytest.mark.parametrize("path", list(_params()))
+@pytest.mark.parametrize("path", list(_params(_PLACEHOLDER_PENDING)))
 def test_no_placeholder(path):
     text, _ = _texts(path)
     patterns = PLACEHOLDERS + ([] if "api" in path.relative_to(BOOK_HTML).parts else TEMPLATE_SLOTS)
     assert not _hits(patterns, text), f"placeholder text on the page: {_hits(patterns, text)}"
 
 
-@pytest.mark.parametrize("path", list(_params({p: "autodoc shows a path constant's absolute build path"
-                                               for p in _MACHINE_PATH_CONSTANTS})))
+@pytest.mark.parametrize("path", list(_params()))
 def test_no_reference_to_material_the_reader_lacks(path):
     text, _ = _texts(path)
     assert not _hits(OUTSIDE, text), f"points outside the book: {_hits(OUTSIDE, text)}"
@@ -201,3 +198,43 @@ def test_scripts_and_styles_are_served_by_the_book(path):
     parser.feed(path.read_text(encoding="utf-8"))
     remote = [u for u in parser.urls if re.match(r"(?:https?:)?//", u)]
     assert not remote, f"loads from the network: {remote}"
+
+
+# Every page a reader can reach, including Sphinx's generated ones and the highlighted sources.
+ALL_PAGES = sorted(p for p in BOOK_HTML.glob("**/*.html")
+                   if not ({"_static", "_sources"} & set(p.relative_to(BOOK_HTML).parts)))
+
+
+class _Links(HTMLParser):
+    """Every link and resource a page names (a, link, script, img, source, iframe)."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        url = a.get("href") if tag in {"a", "link"} else a.get("src") if tag in {"script", "img", "source", "iframe"} else None
+        if url:
+            self.urls.append(url)
+
+
+@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.relative_to(BOOK_HTML).as_posix())
+def test_local_links_resolve(path):
+    """Every relative link of the page points to a file of the build (a [source] link to a
+    module page that was not written would be a 404 for the reader)."""
+    from urllib.parse import unquote, urlsplit
+
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    missing = []
+    for url in parser.urls:
+        parts = urlsplit(url)
+        if parts.scheme or parts.netloc or not parts.path:
+            continue
+        target = (path.parent / unquote(parts.path)).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file():
+            missing.append(url)
+    assert not missing, f"links to files the build does not have: {sorted(set(missing))[:10]}"
