@@ -32,14 +32,17 @@ def _notebooks() -> list[Path]:
 
 
 def check_notebooks() -> int:
-    """Print each notebook with outputs or execution counts; return the number found."""
+    """Print each notebook with outputs, execution counts or saved widget state; return how many."""
     bad = []
     for nb in _notebooks():
-        cells = json.loads(nb.read_text(encoding="utf-8")).get("cells", [])
+        data = json.loads(nb.read_text(encoding="utf-8"))
+        cells = data.get("cells", [])
         if any(c.get("outputs") or c.get("execution_count") for c in cells if c.get("cell_type") == "code"):
-            bad.append(nb.relative_to(ROOT))
-    for b in bad:
-        print(f"{b}: has outputs; run `make strip` before committing")
+            bad.append((nb.relative_to(ROOT), "has outputs"))
+        elif "widgets" in data.get("metadata", {}):
+            bad.append((nb.relative_to(ROOT), "has saved widget state"))
+    for b, why in bad:
+        print(f"{b}: {why}; run `make strip` before committing")
     if not _notebooks():
         print("no notebooks under chapters/")
         return 1
@@ -55,6 +58,7 @@ def strip_notebooks() -> None:
             if c.cell_type == "code":
                 c.outputs, c.execution_count = [], None
                 c.metadata.pop("execution", None)
+        nb.metadata.pop("widgets", None)     # saved by `make lab` (saveState on); never committed
         nbformat.write(nb, nb_path)
 
 

@@ -95,10 +95,9 @@ def test_kernel_metadata(path):
     assert meta.get("language_info", {"name": "python"}).get("name") == "python", path.name
 
 
-# Being rewritten by others: their Reference line still sits in the first solution (issue "The book
-# says exactly what its code does"). Drop a name from this set once its chapter is fixed.
-# (Graph RAG, evaluation, knowledge graph and the evaluate lab have moved theirs out.)
-_REFERENCE_IN_SOLUTION_PENDING = {"chapters/retrieval_at_scale"}
+# Chapters whose Reference line still sits in the first solution (none now); a name here makes
+# the check below an expected failure.
+_REFERENCE_IN_SOLUTION_PENDING: set[str] = set()
 
 
 def _reference_params():
