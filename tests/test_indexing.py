@@ -151,8 +151,14 @@ def test_interrupted_build_resumes_with_only_the_unfinished_documents(fake):
     docs = corpus(30)
     fake.latency = 0.1
     fake.on_answer = lambda n: _thread.interrupt_main() if n == 10 else None   # Ctrl-C
-    with pytest.raises(KeyboardInterrupt):
-        build_knowledge_graph(docs, cache_dir=fake.kg, progress=False, concurrency=4)
+    # a test run started in the background (`make test &`, some CI runners) inherits SIGINT ignored,
+    # and then interrupt_main does nothing: give this test Python's own Ctrl-C handler
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            build_knowledge_graph(docs, cache_dir=fake.kg, progress=False, concurrency=4)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     done = len(entries(fake.kg))
     first = set(fake.prompts)
     assert 10 <= done < 30 and fake.answered == done   # calls in flight finished and were recorded
@@ -178,8 +184,9 @@ def test_cli_sigint_then_rerun_extracts_only_the_rest(fake, tmp_path):
                GABA_EMBED_CACHE=str(tmp_path / "embed-cache"), PYTHONPATH=str(ROOT))
     cmd = [sys.executable, "-m", "gaba", "build-graph", str(folder), "--out", str(out)]
     fake.latency = 0.2
-    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    # the child gets the default SIGINT disposition even when this run inherited it ignored
+    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     fake.on_answer = lambda n: proc.send_signal(signal.SIGINT) if n == 8 else None
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 130, stderr

@@ -111,10 +111,9 @@ def _hits(patterns, text: str) -> list[str]:
 
 
 # Known failures, expected to pass once their owners finish (strict=False: a fix is welcome early).
-# The Graph RAG chapter prints its answering prompt, whose slot "<copy the ...>" is what the
-# template-slot check looks for in replies that copied it (issue "The book says exactly what its
-# code does"); the chapter should show the template where the check can tell it from a reply.
-_PLACEHOLDER_PENDING = {"chapters/graph_rag.html": "the printed answering prompt shows its template slot"}
+# (The Graph RAG chapter prints its answering prompt; printed copies of the format are removed
+# before the template-slot check, which is meant for replies that copied the slot.)
+_PLACEHOLDER_PENDING: dict[str, str] = {}   # page -> reason, for a known failure (none now)
 # (API pages used to print path constants such as gaba.config.ROOT with the absolute path of the
 # machine that built the book; assets/sphinx/gaba_autodoc.py now leaves those values out and
 # autodoc_preserve_defaults shows `folder=SAMPLE_DIR` instead of the evaluated path.)
