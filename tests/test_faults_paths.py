@@ -16,6 +16,7 @@ import pytest
 
 from gaba import paths as P
 from gaba.paths import TruncatedResult
+from test_faults_store import many_cyclic_rows  # one definition of the cyclic-rows graph
 
 
 def complete(n: int) -> nx.MultiDiGraph:
@@ -36,20 +37,6 @@ def test_limit_counts_returned_paths_on_a_dense_graph(k30):
     assert res.stats.truncated and not res.stats.timed_out
     assert all(not p.is_cyclic for p in res)
     assert res.stats.explored == 1000 + res.stats.cyclic_pruned
-
-
-def many_cyclic_rows() -> nx.MultiDiGraph:
-    """a - b, 40 two-hop routes a - c - b, and b inside a clique of 7: a path may reach b, go round
-    the clique and come back to b, so at 5 hops there are 1350 cyclic candidates for 41 paths."""
-    G = nx.MultiDiGraph()
-    G.add_edge("a", "b", key="LINKED", relation="LINKED")
-    for i in range(40):
-        G.add_edge("a", f"c{i:02d}", key="LINKED", relation="LINKED")
-        G.add_edge(f"c{i:02d}", "b", key="LINKED", relation="LINKED")
-    ring = ["b"] + [f"k{i}" for i in range(6)]
-    for u, v in itertools.combinations(ring, 2):
-        G.add_edge(u, v, key="LINKED", relation="LINKED")
-    return G
 
 
 def test_limit_is_not_spent_on_cyclic_candidates():
