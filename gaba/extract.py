@@ -1463,8 +1463,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         linked = {frozenset((t.subject, t.object)) for t in triples}
         # a one-word capitalised run may be an ordinary word at a sentence start ("Later"):
         # the rule links it only if the model used it as a name somewhere in the corpus
-        used = {n.casefold() for t in ex.triples for n in (t.subject, t.object)}
-        used |= {table.get(n, n).casefold() for n in list(used)}
+        used = {m.casefold() for n in names for m in (n, table.get(n, n))}
         raw = [r for d in docs for r in cooccurrence_triples(
             d, [n for n in candidate_names(d["text"]) if " " in n or n.casefold() in used])]
         extra = reconcile_entities(sorted({r.subject for r in raw} | {r.object for r in raw}), docs,
