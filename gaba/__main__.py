@@ -108,6 +108,7 @@ def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None)
     import time
 
     from .data.news import load_documents
+    from .extract import extraction_summary
     from .graph import build_knowledge_graph, save_graph
     from .llm import concurrency as _concurrency
 
@@ -118,11 +119,8 @@ def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None)
     G = build_knowledge_graph(docs, concurrency=workers)
     seconds = time.perf_counter() - t0
     save_graph(G, out)                          # atomic, mode 0666 minus the umask
-    cache, failed = G.graph.get("cache", {}), len(G.graph.get("failed", {}))
-    extracted = cache.get("misses", 0) - failed
-    print(f"{len(docs)} documents in {seconds:.1f} s: {extracted} extracted "
-          f"({extracted / max(seconds, 1e-9):.2f} documents/s, {workers} in flight), "
-          f"{cache.get('hits', 0)} from the cache, {failed} failed")
+    print(extraction_summary(len(docs), G.graph.get("cache", {}), len(G.graph.get("failed", {})),
+                             seconds, workers))
     print(f"{G.number_of_nodes()} nodes, {G.number_of_edges()} edges -> {out}")
     return 0
 

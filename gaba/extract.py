@@ -165,11 +165,24 @@ class Extraction:
         ...            wall_seconds=4.0, concurrency=8).summary()
         '5 documents in 4.0 s: 2 extracted (0.50 documents/s, 8 in flight), 3 from the cache, 0 failed'
         """
-        n = self.cache.get("hits", 0) + self.cache.get("misses", 0)
-        rate = self.extracted / self.wall_seconds if self.wall_seconds > 0 else 0.0
-        return (f"{n} documents in {self.wall_seconds:.1f} s: {self.extracted} extracted "
-                f"({rate:.2f} documents/s, {self.concurrency} in flight), "
-                f"{self.cache.get('hits', 0)} from the cache, {len(self.failed)} failed")
+        return extraction_summary(self.cache.get("hits", 0) + self.cache.get("misses", 0), self.cache,
+                                  len(self.failed), self.wall_seconds, self.concurrency)
+
+
+def extraction_summary(documents: int, cache: dict[str, int], failed: int, seconds: float,
+                       concurrency: int) -> str:
+    """The one-line report of an extraction run (:meth:`Extraction.summary`, ``gaba build-graph``).
+
+    Examples
+    --------
+    >>> extraction_summary(5, {"hits": 3, "misses": 2}, 0, 4.0, 8)
+    '5 documents in 4.0 s: 2 extracted (0.50 documents/s, 8 in flight), 3 from the cache, 0 failed'
+    """
+    extracted = cache.get("misses", 0) - failed
+    rate = extracted / seconds if seconds > 0 else 0.0
+    return (f"{documents} documents in {seconds:.1f} s: {extracted} extracted "
+            f"({rate:.2f} documents/s, {concurrency} in flight), "
+            f"{cache.get('hits', 0)} from the cache, {failed} failed")
 
 
 # --- prompt, schema, documents ------------------------------------------------------------
