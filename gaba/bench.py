@@ -616,6 +616,52 @@ def cache_entries(*, purpose: str | None = None, cache_dir: str | Path | None = 
     return rows
 
 
+#: The committed run of ``benchmarks/model_throughput.py`` that every chapter quotes for the local
+#: model's speed (made with nothing else running; the load average it records includes the model's
+#: own two threads).
+MODEL_BENCHMARK = Path(__file__).resolve().parent.parent / "assets" / "data" / "bench" / "model_throughput.csv"
+
+
+def model_rates(path: str | Path | None = None) -> dict[str, float]:
+    """The local model's measured speed, read from the committed benchmark run.
+
+    Returns ``prompt_tok_s`` and ``gen_tok_s`` (medians of the live probes), ``extraction_s``
+    (median seconds per news document, live), ``load_avg`` (1-minute load average during the
+    calls) and ``n`` (live probes per rate).
+
+    Raises
+    ------
+    FileNotFoundError
+        No benchmark file (run ``python benchmarks/model_throughput.py`` and copy its
+        ``model_throughput.csv`` to ``assets/data/bench/``).
+    ValueError
+        The file lacks the live rows (it was made with ``--no-live``).
+
+    Examples
+    --------
+    >>> rates = model_rates()
+    >>> rates["prompt_tok_s"] > rates["gen_tok_s"] > 0
+    True
+    """
+    import csv
+
+    path = Path(path) if path is not None else MODEL_BENCHMARK
+    if not path.is_file():
+        raise FileNotFoundError(f"no model benchmark at {path}: run `python benchmarks/model_throughput.py` "
+                                "and copy _build/benchmarks/model_throughput.csv to assets/data/bench/")
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = {(r["source"], r["metric"]): r for r in csv.DictReader(fh)}
+    want = {"prompt_tok_s": "prompt tokens/s (median)", "gen_tok_s": "generation tokens/s (median)",
+            "extraction_s": "extraction seconds per document, live (median)",
+            "load_avg": "load average during the calls (1 min)"}
+    missing = [m for m in want.values() if ("live", m) not in rows]
+    if missing:
+        raise ValueError(f"{path.name} has no live rows ({missing[0]!r} missing): it was made with --no-live")
+    out = {k: float(rows[("live", m)]["value"]) for k, m in want.items()}
+    out["n"] = float(rows[("live", want["gen_tok_s"])]["n"])
+    return out
+
+
 #: Assumed list prices of hosted models, USD per million tokens (input, output). These are an
 #: ASSUMPTION written down on :data:`PRICES_DATED`; providers change prices often, so check the
 #: provider's page and edit the table before relying on a cost estimate.

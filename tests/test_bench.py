@@ -138,3 +138,34 @@ def test_linking_recall_on_the_shipped_2wiki_sample():
     assert rows[3]["all_evidence"] >= rows[0]["all_evidence"]
     with pytest.raises(ValueError, match="evidence"):
         bench.linking_recall(load_public("hotpotqa", limit=3))
+
+
+def test_model_rates_reads_the_committed_benchmark_run():
+    rates = bench.model_rates()
+    assert rates["prompt_tok_s"] > rates["gen_tok_s"] > 0 and rates["n"] >= 3
+    assert rates["extraction_s"] > 0 and rates["load_avg"] > 0
+
+
+def test_model_rates_rejects_a_missing_file_and_a_run_without_live_calls(tmp_path):
+    with pytest.raises(FileNotFoundError, match="model_throughput.py"):
+        bench.model_rates(tmp_path / "none.csv")
+    p = tmp_path / "model_throughput.csv"
+    p.write_text("source,metric,value,n\nrecorded,recorded calls,3,3\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no-live"):
+        bench.model_rates(p)
+
+
+def test_the_readme_quotes_the_committed_model_benchmark():
+    """The README's model rates are the benchmark run's, rounded as printed."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    rates = bench.model_rates()
+    m = re.search(r"measured (\d+) prompt tokens and ([\d.]+) answer tokens per second", readme)
+    assert m, "the README names the benchmark's prompt and answer rates"
+    assert int(m[1]) == round(rates["prompt_tok_s"]) and float(m[2]) == round(rates["gen_tok_s"], 1)
+    m = re.search(r"(\d+) s to extract one news document", readme)
+    assert m and int(m[1]) == round(rates["extraction_s"])
+    m = re.search(r"about (\d+) s for a Graph\s+RAG answer \(about (\d+) prompt tokens and (\d+) answer", readme)
+    assert m and int(m[1]) == round(int(m[2]) / rates["prompt_tok_s"] + int(m[3]) / rates["gen_tok_s"])
