@@ -1,0 +1,66 @@
+"""Long documents are extracted passage by passage (gaba.extract.split_document)."""
+from __future__ import annotations
+
+import pytest
+
+from gaba.extract import PASSAGE_WORDS, split_document, split_sentences
+
+
+def _doc(n_sentences: int, words_each: int = 12) -> dict:
+    body = " ".join(["Orla Fenn met Tamsin Greaves in Lowmarsh"] + ["again"] * (words_each - 7))
+    return {"id": "x1", "title": "t", "text": " ".join(f"{body} {i}." for i in range(n_sentences))}
+
+
+def test_a_short_document_is_returned_unchanged():
+    doc = _doc(3)
+    assert len(doc["text"].split()) <= PASSAGE_WORDS
+    assert split_document(doc) == [doc]
+
+
+def test_a_long_document_becomes_passages_of_whole_sentences_that_keep_every_word():
+    doc = _doc(9)
+    parts = split_document(doc)
+    assert len(parts) > 1
+    assert [p["id"] for p in parts] == [f"x1#{i}" for i in range(1, len(parts) + 1)]
+    assert all(p["source"] == "x1" and p["title"] == "t" for p in parts)
+    assert all(len(p["text"].split()) <= PASSAGE_WORDS for p in parts)
+    assert " ".join(p["text"] for p in parts) == doc["text"]
+    assert sum(len(split_sentences(p["text"])) for p in parts) == len(split_sentences(doc["text"]))
+
+
+def test_one_long_sentence_stays_whole_and_bad_limits_are_refused():
+    doc = _doc(1, words_each=80)
+    assert split_document(doc) == [doc]
+    with pytest.raises(ValueError, match="max_words"):
+        split_document(_doc(9), max_words=0)
+
+
+def test_a_build_extracts_each_passage_and_keeps_the_others_when_one_fails(tmp_path, monkeypatch):
+    """A scripted model fails on one passage: the other passages' facts are kept, named by passage."""
+    from gaba import extract as gx
+    from gaba.errors import LLMOutputError
+
+    sentences = [f"Orla Fenn wrote to Tamsin Greaves about the harbour repairs number {i} this week."
+                 for i in range(8)]
+    doc = {"id": "long", "text": " ".join(sentences)}
+    passages = split_document(doc)
+    assert len(passages) >= 3
+    calls = []
+
+    class R:
+        def __init__(self, facts):
+            self.data, self.model, self.usage, self.key, self.cached, self.seconds = (
+                {"facts": facts}, "scripted", {}, "k", False, 0.0)
+
+    def fake(d, schema=None):
+        calls.append(d["id"])
+        if d["id"] == "long#2":
+            raise LLMOutputError("scripted failure")
+        return R([{"sentence": 1, "subject": "Orla Fenn", "predicate": "wrote to",
+                   "object": "Tamsin Greaves", "subject_type": "person", "object_type": "person"}])
+
+    monkeypatch.setattr(gx, "_call_extractor", fake)
+    ex = gx.extract_corpus([doc], cache_dir=tmp_path, progress=False)
+    assert calls == [p["id"] for p in passages]
+    assert list(ex.failed) == ["long#2"] or "long#2" in str(ex.failed)
+    assert {t.doc_id for t in ex.triples} == {p["id"] for p in passages} - {"long#2"}
