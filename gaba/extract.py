@@ -1564,8 +1564,12 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     _add_titled_aliases(G, docs, extended=schema is None)
     for n in G:
         G.nodes[n]["aliases"] = sorted(G.nodes[n]["aliases"])
+    parts = sum(len(split_document(d)) for d in docs)
+    G.graph["passages"] = parts
     if ex.failed:
-        warnings.warn(f"{len(ex.failed)} of {len(docs)} documents could not be extracted and are "
+        what = (f"{len(ex.failed)} of {len(docs)} documents" if parts == len(docs) else
+                f"{len(ex.failed)} of {parts} passages ({len(docs)} documents)")
+        warnings.warn(f"{what} could not be extracted and are "
                       f"missing from the graph: " + "; ".join(f"{k}: {v}" for k, v in
                                                               sorted(ex.failed.items())),
                       stacklevel=2)
