@@ -32,7 +32,6 @@ import random
 import resource
 import statistics
 import time
-from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
@@ -267,21 +266,6 @@ def sample_starts(G, k: int, *, seed: int = 0) -> list[Hashable]:
     return [nodes[rng.randrange(len(nodes))] for _ in range(k)]
 
 
-def _undirected_levels(G, source, depth: int) -> dict:
-    seen = {source: 0}
-    frontier = deque([source])
-    while frontier:
-        u = frontier.popleft()
-        if seen[u] == depth:
-            continue
-        nbrs = set(G.successors(u)) | set(G.predecessors(u)) if G.is_directed() else set(G[u])
-        for v in sorted(nbrs, key=str):
-            if v not in seen:
-                seen[v] = seen[u] + 1
-                frontier.append(v)
-    return seen
-
-
 def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
     """``k`` node pairs ``(a, b)`` whose undirected shortest distance is exactly ``distance``.
 
@@ -295,12 +279,15 @@ def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
     >>> len(pairs)
     3
     """
+    import networkx as nx
+
     if distance < 1:
         raise ValueError(f"distance must be at least 1, got {distance}")
     rng = random.Random(seed)
+    U = G.to_undirected(as_view=True) if G.is_directed() else G
     pairs: list[tuple] = []
     for a in sample_starts(G, 20 * k, seed=seed):
-        levels = _undirected_levels(G, a, distance)
+        levels = nx.single_source_shortest_path_length(U, a, cutoff=distance)
         far = sorted((v for v, d in levels.items() if d == distance), key=str)
         if far:
             pairs.append((a, far[rng.randrange(len(far))]))

@@ -120,6 +120,7 @@ def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
 
     Unlike the textbook ``p +/- z*sqrt(p(1-p)/n)``, it stays inside [0, 1] and does not
     collapse to a zero-width interval at 0 or n successes, which matters for small ``n``.
+    Computed by ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``.
 
     Parameters
     ----------
@@ -146,16 +147,11 @@ def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
         raise ValueError(f"wilson_interval needs 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
         return (0.0, 1.0)
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low, high = max(0.0, centre - half), min(1.0, centre + half)
-    if k == 0:
-        low = 0.0
-    if k == n:
-        high = 1.0
-    return (low, high)
+    from scipy.stats import binomtest
+
+    # scipy takes a confidence level, not z: the two-sided level whose normal quantile is z.
+    ci = binomtest(k, n).proportion_ci(confidence_level=math.erf(z / math.sqrt(2)), method="wilson")
+    return (max(0.0, float(ci.low)), min(1.0, float(ci.high)))
 
 
 def score_answer(answer: str, case: Case, *, abstained: bool) -> bool:

@@ -29,7 +29,6 @@ N_CTX = 8192
 _lock = threading.RLock()
 _server = None
 _url: str | None = None
-_load_seconds: float | None = None
 
 
 def _part_paths() -> list[Path]:
@@ -156,22 +155,15 @@ def server_url() -> str:
 
     With ``GABA_LOCAL_URL`` set, that already running server is used instead.
     """
-    global _server, _url, _load_seconds
+    global _server, _url
     settings = get_settings()
     if settings.local_url:
         return settings.local_url.rstrip("/")
     with _lock:
         if _url is None:
-            t0 = time.perf_counter()
             _server, _url = start_server()
-            _load_seconds = time.perf_counter() - t0
             atexit.register(_stop)
         return _url
-
-
-def load_seconds() -> float | None:
-    """Seconds the embedded server took to start in this process (None if it has not started)."""
-    return _load_seconds
 
 
 def serve(port: int = 8765) -> None:  # pragma: no cover - a blocking CLI entry point

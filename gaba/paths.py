@@ -921,20 +921,6 @@ def relation_sentence(source: str, relation: str, target: str) -> str:
     return f"{source} {phrase} {target}."
 
 
-def path_sentences(path: Path) -> list[str]:
-    """One English sentence per edge of ``path``, in path order.
-
-    Directed relations read as stored (``Rhaegar Targaryen is the father of Jon Snow.``);
-    symmetric ones read in the order the path walks them.
-    """
-    out = []
-    for i, (s, r, t) in enumerate(path.edges()):
-        if _is_symmetric(r):
-            s, t = path.nodes[i], path.nodes[i + 1]
-        out.append(relation_sentence(s, r, t))
-    return out
-
-
 #: (relation, walked forward?) -> words for the person reached: (male, female, unknown gender).
 #: "Forward" means the stored edge points from the current person to the next one.
 ROLE_WORDS: dict[tuple[str, bool], tuple[str, str, str]] = {

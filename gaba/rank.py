@@ -60,7 +60,7 @@ from collections.abc import Iterable, Sequence
 
 from .link import word_stems
 
-__all__ = ["METHODS", "COMBINED_WEIGHTS", "rank_facts", "score_facts", "clear_cache", "relation_cues",
+__all__ = ["METHODS", "COMBINED_WEIGHTS", "rank_facts", "clear_cache", "relation_cues",
            "scaling_experiment", "summarize_scaling", "plot_scaling"]
 
 Fact = tuple[str, str, str]
@@ -493,26 +493,6 @@ def _scores(question: str, facts: list[Fact], G, method: str, entities) -> list[
     if method == "ppr":
         return _ppr(facts, starts, [1.0] * len(facts))
     return _combined(question, facts, G, starts, dist)
-
-
-def score_facts(question: str, facts: Iterable[Fact], G, *, method: str = "combined",
-                entities: Sequence[str] | str | None = None) -> dict[Fact, float]:
-    """Each fact's score under ``method`` (higher is more relevant); see :func:`rank_facts`.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph(); G.add_edge("A", "B", key="invests_in", relation="invests_in")
-    'invests_in'
-    >>> G.add_edge("C", "B", key="rivals", relation="rivals")
-    'rivals'
-    >>> score_facts("Who invests in B?", [("A", "invests_in", "B"), ("C", "rivals", "B")], G, method="relation")
-    {('A', 'invests_in', 'B'): 1.0, ('C', 'rivals', 'B'): 0.0}
-    """
-    facts = _check(question, facts, 1, method)
-    if not facts:
-        return {}
-    return dict(zip(facts, _scores(question, facts, G, method, entities)))
 
 
 def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, method: str = "combined",

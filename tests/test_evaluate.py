@@ -70,6 +70,36 @@ def test_wilson_known_values():
     assert lo + hi == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("k, n, low, high", [
+    # values of the hand-written formula gaba used before scipy, z = 1.96:
+    # (p + z^2/2n +/- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)
+    (18, 54, 0.222414165374926, 0.466390363988706),
+    (0, 16, 0.0, 0.193607680534436),
+    (16, 16, 0.806392319465564, 1.0),
+    (0, 5, 0.0, 0.434482464783175),
+    (2, 3, 0.207659600802048, 0.938508055279604),
+    (1, 1, 0.206549314377237, 1.0),
+])
+def test_wilson_matches_the_formula_the_book_printed(k, n, low, high):
+    # gaba.evaluate used to compute this formula by hand; scipy must give the same numbers.
+    got = wilson_interval(k, n)
+    assert got == pytest.approx((low, high), abs=1e-12)
+    assert all(type(x) is float for x in got)
+
+
+def test_wilson_at_18_of_54_is_22_to_47_percent():
+    assert [round(x, 2) for x in wilson_interval(18, 54)] == [0.22, 0.47]
+    assert wilson_interval(0, 16)[0] == 0.0 and wilson_interval(16, 16)[1] == 1.0
+
+
+def test_wilson_other_z():
+    # z = 1 (a 68% interval) is narrower than the default 95%, and still exact at the ends
+    lo68, hi68 = wilson_interval(5, 20, z=1.0)
+    lo95, hi95 = wilson_interval(5, 20)
+    assert lo95 < lo68 < 0.25 < hi68 < hi95
+    assert (lo68, hi68) == pytest.approx((0.166666666666667, 0.357142857142857), abs=1e-12)
+
+
 def test_wilson_narrows_with_n():
     widths = [hi - lo for lo, hi in (wilson_interval(n // 2, n) for n in (4, 40, 400))]
     assert widths[0] > widths[1] > widths[2]

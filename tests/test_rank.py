@@ -11,7 +11,7 @@ from _fakes import fake_embed as _fake_embed
 from gaba import embed
 from gaba import rank
 from gaba.link import link_entities
-from gaba.rank import METHODS, rank_facts, score_facts
+from gaba.rank import METHODS, rank_facts
 
 @pytest.fixture
 def fake_embed(monkeypatch):
@@ -58,6 +58,12 @@ def _facts(G):
 
 # ----------------------------------------------------------------------------- relation and lexical
 
+def _scores(question, facts, G, method, entities=None):
+    """Each fact's score under ``method``: what rank_facts sorts by."""
+    facts = list(facts)
+    return dict(zip(facts, rank._scores(question, facts, G, method, entities)))
+
+
 def test_no_word_table_tied_to_a_corpus():
     # ranking reads relation labels and evidence as text; no table maps words to relation names
     assert not hasattr(rank, "RELATION_CUES") and not hasattr(rank, "relation_score")
@@ -68,8 +74,7 @@ def test_relation_method_reads_labels_of_any_style():
     facts = [("Ada", "place of birth", "Lund"), ("Ada", "place of death", "Oslo"),
              ("Film X", "director", "Ada"), ("Ada", "plays_for", "Harbor United"),
              ("Kestrel", "CEO_OF", "Mara")]
-    scores = score_facts("What is the place of birth of the director of Film X?", facts, None,
-                         method="relation")
+    scores = _scores("What is the place of birth of the director of Film X?", facts, None, "relation")
     assert scores[facts[0]] > scores[facts[1]] > scores[facts[3]] == scores[facts[4]] == 0.0
     assert scores[facts[2]] > 0
     top = rank_facts("Which team does Ada play for?", facts, None, budget=1, method="relation")
@@ -98,8 +103,8 @@ def test_embedding_ranker(hub, fake_embed):
 
 def test_embedding_uses_evidence_sentences(hub, fake_embed):
     # "battery" is only in the evidence sentence, not in the fact's names or relation
-    scores = score_facts("battery", [CHAIN[0], ("Supplier00 Industries", "SUPPLIES_TO", "Kestrel Motors")],
-                         hub, method="embedding")
+    scores = _scores("battery", [CHAIN[0], ("Supplier00 Industries", "SUPPLIES_TO", "Kestrel Motors")],
+                     hub, "embedding")
     assert scores[CHAIN[0]] > scores[("Supplier00 Industries", "SUPPLIES_TO", "Kestrel Motors")]
 
 
