@@ -120,7 +120,7 @@ class side:
 def run_scaling(name: str, sizes, *, budget: int, method: str, side_cache: Path, flat: bool = True):
     import contextlib
 
-    from gaba.rank import scaling_experiment, summarize_scaling
+    from gaba.evaluate import scaling_experiment, summarize_scaling
 
     import pandas as pd
 
@@ -206,7 +206,7 @@ def main(argv=None) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from gaba.rank import plot_scaling
+    from gaba.evaluate import plot_scaling
 
     written = []
     for name in names:

@@ -1,9 +1,22 @@
 """gaba: the package behind the book *Graph RAG and multi-hop reasoning*.
 
-Modules (one concept each): :mod:`gaba.config`, :mod:`gaba.llm`, :mod:`gaba.embed`,
-:mod:`gaba.prompts`, :mod:`gaba.data`, :mod:`gaba.extract`, :mod:`gaba.graph`, :mod:`gaba.paths`,
-:mod:`gaba.store`, :mod:`gaba.evaluate`, :mod:`gaba.widgets`, :mod:`gaba.labs`.
-Heavy dependencies (the model runtime, the graph database client, widgets) are imported
-inside the functions that need them, so ``import gaba`` is cheap.
+Modules (one concept each), in layers: a module imports only from its own layer or the layers
+below it, and no two modules import each other (``tests/test_layers.py`` holds the table and
+checks every import):
+
+1. files and settings - :mod:`gaba.config`, :mod:`gaba.errors`, :mod:`gaba.fileio`;
+2. model calls and embeddings - :mod:`gaba.llm`, :mod:`gaba.localmodel`, :mod:`gaba.embed`,
+   :mod:`gaba.prompts`;
+3. data - :mod:`gaba.data` and its corpora;
+4. extraction - :mod:`gaba.extract`;
+5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.store`, :mod:`gaba.paths`;
+6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.rank`, :mod:`gaba.answer`,
+   :mod:`gaba.rag`, :mod:`gaba.communities`;
+7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.bench`;
+8. widgets, labs, book, command line - :mod:`gaba.widgets`, :mod:`gaba.labs`, :mod:`gaba.book`,
+   ``python -m gaba``.
+
+Heavy dependencies (the model runtime, the graph database client, widgets, plotting, pandas)
+are imported inside the functions that need them, so ``import gaba`` is cheap.
 """
 __version__ = "0.1.0"

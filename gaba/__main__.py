@@ -20,11 +20,18 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 import traceback
 import warnings
 from pathlib import Path
 
-from .config import ROOT
+from . import llm, localmodel
+from .config import ROOT, describe
+from .data.news import load_documents
+from .errors import GabaError
+from .extract import extraction_summary
+from .graph import build_knowledge_graph, load_graph, save_graph
+from .rag import DEFAULT_BUDGET, graph_rag_trace
 
 
 def _notebooks() -> list[Path]:
@@ -105,15 +112,8 @@ def graph_output(corpus: str | Path, out: str | Path | None = None) -> Path:
 def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None) -> int:
     """``build-graph``: extract (resuming from the documents already recorded), then write the
     graph once, atomically. Prints a line of counts and speed, then the graph's size."""
-    import time
-
-    from .data.news import load_documents
-    from .extract import extraction_summary
-    from .graph import build_knowledge_graph, save_graph
-    from .llm import concurrency as _concurrency
-
     out = graph_output(path, out_arg)           # fail before any work
-    workers = _concurrency(concurrency)         # a bad setting fails before any work too
+    workers = llm.concurrency(concurrency)         # a bad setting fails before any work too
     docs = load_documents(path)                 # a bad corpus fails before any model call
     t0 = time.perf_counter()
     G = build_knowledge_graph(docs, concurrency=workers)
@@ -145,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--graph", default=None)
     a.add_argument("--hops", type=int, default=2); a.add_argument("--trace", action="store_true")
     a.add_argument("--budget", type=int, default=None,
-                   help="at most this many facts in the prompt (default: gaba.graph.DEFAULT_BUDGET)")
+                   help="at most this many facts in the prompt (default: gaba.rag.DEFAULT_BUDGET)")
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
     c = sub.add_parser("cache", parents=[common]); c.add_argument("action", choices=["verify"])
@@ -157,17 +157,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args) -> int:
     if args.cmd == "prepare":
-        from .localmodel import model_path
-        print(f"local model ready: {model_path()}")
+        print(f"local model ready: {localmodel.model_path()}")
     elif args.cmd == "serve":
-        from .localmodel import serve
-        serve(args.port)
+        localmodel.serve(args.port)
     elif args.cmd == "describe":
-        from .config import describe
         print(describe())
     elif args.cmd == "cache":
-        from .llm import verify_cache
-        report = verify_cache(args.dir)
+        report = llm.verify_cache(args.dir)
         print(report)
         for path, why in report.bad:
             print(f"  {path}: {why}")
@@ -179,7 +175,6 @@ def _run(args) -> int:
     elif args.cmd == "build-graph":
         return _build_graph(args.path, args.out, args.concurrency)
     elif args.cmd == "ask":
-        from .graph import DEFAULT_BUDGET, build_knowledge_graph, graph_rag_trace, load_graph
         G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
         t = graph_rag_trace(args.question, G, hops=args.hops,
                             budget=args.budget if args.budget is not None else DEFAULT_BUDGET,
@@ -221,8 +216,6 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:
             return 1
         except Exception as exc:
-            from .errors import GabaError
-
             if debug:
                 traceback.print_exc()
             expected = isinstance(exc, (GabaError, OSError, ValueError))

@@ -27,6 +27,9 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from . import prompts
+from .graph import fact_sentence
+
 Fact = tuple[str, str, str]
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
@@ -36,34 +39,6 @@ CITATION_SIMILARITY = 90
 
 __all__ = ["ABSTAIN", "Grounding", "fact_sentence", "answer_prompt", "final_answer", "is_abstention",
            "cited_facts", "check_grounding"]
-
-
-def _phrase(relation: str) -> str:
-    from .prompts import SCHEMA_PHRASES
-
-    if relation in SCHEMA_PHRASES:
-        return SCHEMA_PHRASES[relation]
-    words = relation.replace("_", " ").replace("-", " ").strip().lower()
-    if words.endswith(" of") and not words.startswith(("is ", "was ")):
-        words = "is " + words
-    return words or "is related to"
-
-
-def fact_sentence(fact: Fact) -> str:
-    """A fact as a plain sentence: ``("A", "SUPPLIES_TO", "B")`` -> ``"A supplies B."``.
-
-    A label of the book's schemas reads as its phrase (:data:`gaba.prompts.SCHEMA_PHRASES`); any
-    other label reads as its own words, so a relation the code has never seen reads as well.
-
-    Examples
-    --------
-    >>> fact_sentence(("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works"))
-    'Voltaic Dynamics competes with Aurora Cell Works.'
-    >>> fact_sentence(("Lena Marsh", "born_in", "Eastholm"))
-    'Lena Marsh born in Eastholm.'
-    """
-    s, r, o = fact
-    return f"{s} {_phrase(r)} {o}."
 
 
 def _quote(text: str) -> str:
@@ -85,8 +60,6 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     >>> "A supplies B." in user
     True
     """
-    from . import prompts
-
     lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in sorted(set(facts)))
     sources = "\n".join(f'- "{_quote(e)}"' for e in sorted(set(evidence)))
     user = prompts.GRAPH_ANSWER_PROMPT.format(facts=lines or "- (none)", sources=sources or "- (none)",

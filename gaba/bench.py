@@ -27,14 +27,24 @@ Examples
 """
 from __future__ import annotations
 
+import json
 import os
 import random
 import resource
 import statistics
+import sys
 import time
+import warnings
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
+
+from .config import get_settings
+from .data.westeros import synthetic_genealogy
+from .evaluate import wilson_interval
+from .graph import fact_sentence, find_entities, gather_facts
+from .link import LinkingCapped, link_entities, merge_equivalent_nodes
+from .paths import _is_store, neighbors, paths_between
 
 #: Relation labels of the scale-free graph (a knowledge graph has typed edges).
 SCALE_FREE_RELATIONS = ("PARTNERS_WITH", "SUPPLIES_TO", "INVESTS_IN", "COMPETES_WITH")
@@ -138,8 +148,6 @@ def peak_rss_mb(pid: int | None = None) -> float:
     if "VmHWM" in st:
         return st["VmHWM"] * 1024 / 1e6
     if pid in (None, os.getpid()):
-        import sys
-
         scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, kB elsewhere
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
     return rss_mb(pid)
@@ -240,8 +248,6 @@ def family_graph(n_edges: int, *, seed: int = 0):
     >>> family_graph(500).number_of_edges()
     500
     """
-    from gaba.data.westeros import synthetic_genealogy
-
     _check_edges(n_edges)
     return synthetic_genealogy(n_edges=n_edges, seed=seed)
 
@@ -348,14 +354,10 @@ def traversal_operations(graph, *, hops: int = 2, depth: int = 3, path_depth: in
     last two running unchanged on either backend. Query kind ``"start"`` takes a node,
     ``"pair"`` a ``(source, target)`` tuple.
     """
-    from .paths import _is_store, neighbors, paths_between
-
     if _is_store(graph):
         def facts(s):
             return store_gather_facts(graph, [s], hops, timeout=timeout)
     else:
-        from .graph import gather_facts
-
         def facts(s):
             return gather_facts(graph, [s], hops)
     return {
@@ -506,13 +508,7 @@ def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
         ``no_entity`` (share of questions linked to nothing), ``median_facts``,
         ``median_words``, ``link_ms`` (mean), and ``merged`` (nodes merged into others).
     """
-    import warnings
-
     import networkx as nx
-
-    from .evaluate import wilson_interval
-    from .graph import fact_sentence, find_entities, gather_facts
-    from .link import LinkingCapped, link_entities, merge_equivalent_nodes
 
     examples = [e for e in examples if e.evidence_triples]
     if not examples:
@@ -579,10 +575,6 @@ def cache_entries(*, purpose: str | None = None, cache_dir: str | Path | None = 
     >>> all("preface" in r["purpose"].lower() for r in rows)
     True
     """
-    import json
-
-    from .config import get_settings
-
     folder = Path(cache_dir) if cache_dir is not None else get_settings().cache_dir
     needle = purpose.lower() if purpose else None
     rows = []

@@ -2,7 +2,7 @@
 
 Taught in chapter "Global questions".
 
-Local Graph RAG (:func:`gaba.graph.graph_rag`) starts from the entities a question names and
+Local Graph RAG (:func:`gaba.rag.graph_rag`) starts from the entities a question names and
 walks their neighbourhood. A *global* question ("what themes run across this corpus?") names no
 entity, so there is nowhere to start. The community design popularized by Microsoft GraphRAG
 answers it in two phases:
@@ -38,8 +38,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import prompts
+from . import embed, prompts, rag
 from .errors import GabaError, LLMOutputError
+from .graph import find_entities
+from .llm import call_llm
 
 ROUTES = ("local", "global", "flat")
 SCORERS = ("embed", "llm")
@@ -306,8 +308,6 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
     """
     from tqdm.auto import tqdm
 
-    from .llm import call_llm
-
     if max_facts < 1:
         raise ValueError(f"max_facts must be >= 1, not {max_facts!r}.")
     chosen = [c for c in communities if level is None or c.level == level]
@@ -344,13 +344,9 @@ def score_summaries(question: str, summaries: Sequence[CommunitySummary], *,
     if scorer not in SCORERS:
         raise ValueError(f"scorer must be one of {SCORERS}, not {scorer!r}.")
     if scorer == "embed":
-        from .embed import embed_texts
-
-        q = embed_texts([question], kind="query")[0]
-        V = embed_texts([s.text() for s in summaries], kind="passage")
+        q = embed.embed_texts([question], kind="query")[0]
+        V = embed.embed_texts([s.text() for s in summaries], kind="passage")
         return [float(x) for x in V @ q]
-    from .llm import call_llm
-
     scores = []
     for s in summaries:
         resp = call_llm(prompts.RELEVANCE_PROMPT.format(title=s.title, summary=s.summary,
@@ -392,8 +388,6 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     --------
     >>> answer, used = global_rag("What themes run across this corpus?", G, summaries)  # doctest: +SKIP
     """
-    from .llm import call_llm
-
     if not isinstance(question, str) or not question.strip():
         raise ValueError("global_rag needs a non-empty question.")
     if not isinstance(top, int) or top < 1:
@@ -473,24 +467,11 @@ def rule_route(question: str, G=None) -> tuple[str | None, str]:
 
 
 def _entities(question: str, G) -> list[str]:
-    """Graph entities named in the question (``gaba.graph.find_entities`` when available)."""
+    """Graph entities named in the question (:func:`gaba.graph.find_entities`; none if it fails)."""
     try:
-        from .graph import find_entities
-    except ImportError:
-        find_entities = None
-    if find_entities is not None:
-        try:
-            return list(find_entities(question, G))
-        except GabaError:
-            return []
-    q = question.lower()
-    names = []
-    for n, data in G.nodes(data=True):
-        for name in [n, *(data.get("aliases") or [])]:
-            if len(str(name)) > 2 and re.search(rf"\b{re.escape(str(name).lower())}\b", q):
-                names.append(n)
-                break
-    return sorted(names)
+        return list(find_entities(question, G))
+    except GabaError:
+        return []
 
 
 def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = True,
@@ -543,8 +524,6 @@ def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = Tr
 
 
 def _model_route(question: str, G, rules_reason: str) -> RouteDecision:
-    from .llm import call_llm
-
     try:
         resp = call_llm(prompts.ROUTER_PROMPT.format(question=" ".join(question.split())),
                         system=prompts.ROUTER_SYSTEM, schema=prompts.ROUTER_SCHEMA,
@@ -594,7 +573,7 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
     scorer : {"embed", "llm"}
         How global answers score the summaries (see :func:`score_summaries`).
     local, flat : callable, optional
-        Replace ``gaba.graph.graph_rag`` / ``gaba.graph.flat_rag`` (same signatures).
+        Replace :func:`gaba.rag.graph_rag` / :func:`gaba.rag.flat_rag` (same signatures).
 
     Returns
     -------
@@ -615,11 +594,11 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
     note = d.reason
     if d.route == "local":
         if local is None:
-            from .graph import graph_rag as local
+            local = rag.graph_rag
         answer, evidence = local(question, G, hops=hops)
     elif d.route == "flat":
         if flat is None:
-            from .graph import flat_rag as flat
+            flat = rag.flat_rag
         answer, evidence = flat(question, k=k)
     else:
         if summaries is None:

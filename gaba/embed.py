@@ -28,6 +28,7 @@ import numpy as np
 
 from .config import ASSETS, get_settings
 from .fileio import atomic_writer
+from .llm import _client
 
 #: Rows embedded per batch (and per progress-bar step).
 BATCH = 64
@@ -88,8 +89,6 @@ def _embed_local(texts: list[str], kind: str) -> np.ndarray:
 
 
 def _embed_remote(texts: list[str], kind: str) -> np.ndarray:
-    from .llm import _client
-
     s = get_settings()
     r = _client().embeddings.create(model=s.embed_model, input=texts)
     return np.asarray([d.embedding for d in sorted(r.data, key=lambda d: d.index)], dtype=np.float32)

@@ -34,12 +34,15 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
 from nameparser.config.titles import TITLES as _nameparser_titles
 
+from . import llm
 from .config import ASSETS
+from .data.news import load_documents, load_gold_aliases, load_gold_triples
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .fileio import atomic_write_text, atomic_writer
 from .prompts import (ENTITY_TYPES, EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXTRACTION_SYSTEM,
@@ -371,8 +374,6 @@ _ASCII_WORD = re.compile(r"[\x21-\x7e]+")
 
 
 def _as_document(doc: Any) -> dict:
-    from .data.news import load_documents
-
     if isinstance(doc, dict) or isinstance(doc, str):
         d = load_documents([doc])[0]
     else:
@@ -394,17 +395,15 @@ def check_document(doc: dict) -> None:
 # --- extraction and validation ------------------------------------------------------------
 
 def _call_extractor(doc: dict, schema: Any = None):
-    from .llm import call_llm
-
     try:
         if schema is None:
-            return call_llm(extraction_prompt(doc["text"]), system=OPEN_EXTRACTION_SYSTEM,
+            return llm.call_llm(extraction_prompt(doc["text"]), system=OPEN_EXTRACTION_SYSTEM,
                             schema=open_extraction_schema(candidate_names(doc["text"])),
                             schema_name="facts",
                             max_tokens=OPEN_MAX_TOKENS, temperature=0.0, seed=0,
                             purpose=f"extract triples (open) from document {doc['id']}")
         rels = _schema_relations(schema)
-        return call_llm(extraction_prompt(doc["text"], rels), system=EXTRACTION_SYSTEM,
+        return llm.call_llm(extraction_prompt(doc["text"], rels), system=EXTRACTION_SYSTEM,
                         schema=extraction_schema(rels), schema_name="facts",
                         max_tokens=EXTRACTION_MAX_TOKENS, temperature=0.0, seed=0,
                         purpose=f"extract triples from document {doc['id']}")
@@ -876,16 +875,14 @@ def triples_cache_key(text: str, schema: Any = None) -> str:
     so a change to how names are found is a cache miss for exactly the documents it changes);
     in schema mode, the prompt version (:func:`prompt_version`).
     """
-    from .llm import _identity
-
     if schema is None:
         request = {"system": OPEN_EXTRACTION_SYSTEM, "prompt": extraction_prompt(text),
                    "schema": open_extraction_schema(candidate_names(text)),
                    "max_tokens": OPEN_MAX_TOKENS}
-        blob = json.dumps({"text": text, "request": request, "model": _identity()},
+        blob = json.dumps({"text": text, "request": request, "model": llm._identity()},
                           sort_keys=True, ensure_ascii=False)
     else:
-        blob = json.dumps({"text": text, "prompt": prompt_version(schema), "model": _identity()},
+        blob = json.dumps({"text": text, "prompt": prompt_version(schema), "model": llm._identity()},
                           sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -915,10 +912,8 @@ def _recorded_seconds(resp) -> float:
     """Model seconds of a response: its wall time, or the time recorded in the LLM cache."""
     if not resp.cached:
         return round(resp.seconds, 3)
-    from .llm import cache_path
-
     try:
-        entry = json.loads(cache_path(resp.key).read_text(encoding="utf-8"))
+        entry = json.loads(llm.cache_path(resp.key).read_text(encoding="utf-8"))
         return float(entry["response"].get("seconds", 0.0))
     except (OSError, ValueError, KeyError, TypeError):
         return 0.0
@@ -990,19 +985,14 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     >>> print(ex.summary())                                               # doctest: +SKIP
     14 documents in 0.1 s: 0 extracted (0.00 documents/s, 8 in flight), 14 from the cache, 0 failed
     """
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-
     from tqdm import tqdm
-
-    from .data.news import load_documents
-    from .llm import concurrency as _concurrency
 
     t0 = time.perf_counter()
     docs = load_documents(documents)
     for d in docs:
         check_document(d)
     docs = [p for d in docs for p in split_document(d)]   # long documents: passage by passage
-    workers = _concurrency(concurrency)
+    workers = llm.concurrency(concurrency)
     folder = kg_cache_dir(cache_dir)
     out = Extraction([], [], {}, {}, {"hits": 0, "misses": 0, "rebuilt": 0}, concurrency=workers)
     entries: dict[int, dict | None] = {}     # document index -> entry (None: no fact possible)
@@ -1227,8 +1217,6 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
     names = [n for n in names if isinstance(n, str)]
     doc_names: list[str] = []
     if documents is not None:
-        from .data.news import load_documents
-
         docs = documents if (isinstance(documents, list) and documents and isinstance(documents[0], dict)
                              and "text" in documents[0]) else load_documents(documents)
         for d in docs:
@@ -1298,8 +1286,6 @@ def evaluate_aliases(table: dict[str, str], gold: dict[str, str] | None = None):
     import pandas as pd
 
     if gold is None:
-        from .data.news import load_gold_aliases
-
         gold = load_gold_aliases()
     low = {k.lower(): v for k, v in table.items()}
     rows = []
@@ -1390,8 +1376,6 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation"):
     if match not in ("relation", "pair"):
         raise ValueError(f"match must be 'relation' or 'pair', not {match!r}")
     if gold is None:
-        from .data.news import load_gold_triples
-
         gold = load_gold_triples()
     P, G = _facts(predicted), _facts(gold)
     if match == "pair":
@@ -1437,8 +1421,6 @@ def triple_differences(predicted: Any, gold: Any = None) -> tuple[list, list]:
     import networkx as nx
 
     if gold is None:
-        from .data.news import load_gold_triples
-
         gold = load_gold_triples()
     if isinstance(predicted, nx.Graph):
         predicted = graph_triples(predicted)
@@ -1509,8 +1491,6 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     'n01'
     """
     import networkx as nx
-
-    from .data.news import load_documents
 
     docs = load_documents(documents)
     ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress,

@@ -1,14 +1,17 @@
-"""The public graph API of the book: build a knowledge graph, gather facts, answer with Graph RAG.
+"""The knowledge graph of the book: build it, find its entities in a question, gather facts.
 
 Taught in chapter "Graph RAG and multi-hop reasoning". Everything a chapter needs to go from
-documents to a grounded multi-hop answer is importable from here:
+documents to the facts around a question's entities is importable from here:
 
 - :func:`build_knowledge_graph`, :func:`save_graph`, :func:`load_graph` (implemented in
   :mod:`gaba.extract`, re-exported here) and :func:`load_documents` (the news corpus);
 - :func:`find_entities` - the graph's entities named in a question (names and aliases, longest first);
 - :func:`gather_facts`, :func:`gather_facts_by_hop`, :func:`fact_evidence` - hop-by-hop traversal;
-- :func:`graph_rag` and :func:`flat_rag` - one model call each, the same answering rules;
+- :func:`fact_sentence` - a fact as a plain sentence;
 - :func:`shortest_connection`, :func:`route_question`, :func:`hop_table`.
+
+Answering from the gathered facts (:func:`gaba.rag.graph_rag`, :func:`gaba.rag.flat_rag`) sits
+in :mod:`gaba.rag`, above entity linking and fact ranking.
 
 A *fact* is a ``(subject, relation, object)`` tuple of strings: one edge of the directed
 multigraph, whose edge data carries the ``relation``, the ``doc_id`` it came from and the
@@ -35,10 +38,11 @@ import re
 import time
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .answer import ABSTAIN, _quote, answer_prompt, fact_sentence, final_answer, is_abstention
+from .data.news import load_documents  # re-exported: the news corpus, or a reader's corpus
 from .errors import EntityNotFound, NoPath
+from .prompts import SCHEMA_PHRASES
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -49,14 +53,11 @@ MAX_HOPS = 6
 #: Approximate tokens per word, for context-size estimates (English prose, BPE tokenizers).
 TOKENS_PER_WORD = 1.3
 _DIRECTIONS = ("both", "out", "in")
-_RANK_METHODS = ("combined", "embedding", "relation", "pagerank", "hop")
 
 __all__ = [
-    "ABSTAIN", "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
+    "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
     "find_entities", "resolve_entity", "gather_facts", "gather_facts_by_hop", "fact_evidence",
-    "fact_sentence", "answer_prompt", "flat_prompt", "final_answer", "graph_rag", "flat_retrieve", "flat_rag", "is_abstention",
-    "shortest_connection", "route_question", "hop_table", "traversal_seconds", "graph_rag_trace",
-    "DEFAULT_BUDGET",
+    "fact_sentence", "shortest_connection", "route_question", "hop_table", "traversal_seconds",
 ]
 
 
@@ -95,13 +96,6 @@ def load_graph(path) -> "nx.MultiDiGraph":
     from .extract import load_graph as _load
 
     return _load(path)
-
-
-def load_documents(*args, **kwargs):
-    """The documents of the news corpus, or of a reader's corpus (see :func:`gaba.data.news.load_documents`)."""
-    from .data.news import load_documents as _load
-
-    return _load(*args, **kwargs)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -411,255 +405,32 @@ def traversal_seconds(G, entities, hops: int = 2, *, repeat: int = 200) -> float
     return times[len(times) // 2]
 
 
-# --------------------------------------------------------------------------- rendering facts
+# --------------------------------------------------------------------------- facts as sentences
 
-def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
-    """The (system, user) messages of the flat RAG answering call (passages in retrieval order)."""
-    from . import prompts
-
-    block = "\n".join(f'[{i}] "{_quote(" ".join(p.split()))}"' for i, p in enumerate(passages, 1))
-    user = prompts.FLAT_ANSWER_PROMPT.format(passages=block or "(none)", question=_quote(question.strip()),
-                                             abstain=ABSTAIN)
-    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
-
-
-# --------------------------------------------------------------------------- answering
-
-def _link(question: str, G, linking: str) -> list[str]:
-    if linking == "exact":
-        return find_entities(question, G)
-    import inspect
-
-    from . import link  # written for the entity-linking chapter; imported only when asked for
-
-    fn = link.link_entities
-    kwargs = {"method": linking} if "method" in inspect.signature(fn).parameters else {}
-    names = []
-    for m in fn(question, G, **kwargs):
-        name = getattr(m, "name", m)
-        if name in G and name not in names:
-            names.append(name)
-    return names
+def _phrase(relation: str) -> str:
+    if relation in SCHEMA_PHRASES:
+        return SCHEMA_PHRASES[relation]
+    words = relation.replace("_", " ").replace("-", " ").strip().lower()
+    if words.endswith(" of") and not words.startswith(("is ", "was ")):
+        words = "is " + words
+    return words or "is related to"
 
 
-def _no_entity_answer(G) -> str:
-    names = sorted(str(n) for n in G.nodes)
-    shown = ", ".join(names[:12]) + (f", and {len(names) - 12} more" if len(names) > 12 else "")
-    return (f"{ABSTAIN}: the question names none of the graph's entities, so there is nothing to "
-            f"traverse. I looked for these names (and their aliases): {shown}.")
+def fact_sentence(fact: tuple[str, str, str]) -> str:
+    """A fact as a plain sentence: ``("A", "SUPPLIES_TO", "B")`` -> ``"A supplies B."``.
 
-
-#: Default fact budget of :func:`graph_rag`: the prompt stays a few hundred tokens, far inside
-#: the local model's 8,192-token context, however large the graph.
-DEFAULT_BUDGET = 30
-#: Questions longer than this many characters are refused (entity matching scans the text).
-MAX_QUESTION_CHARS = 2000
-
-
-def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
-                    rank: str = "combined", linking: str = "exact", grounding: bool = True,
-                    temperature: float = 0.0, seed: int = 0, max_tokens: int = 200) -> dict:
-    """Everything :func:`graph_rag` does for one question, step by step, as a dict.
-
-    Keys: ``entities`` (linked), ``facts`` (sorted, after the budget), ``prompt`` (the user
-    message), ``reply`` (the model's whole reply, or None when no call was made),
-    ``model_answer`` (its ``Answer:`` line), ``grounding`` (a :class:`gaba.answer.Grounding` or
-    None) and ``answer`` (what the system says).
-
-    See :func:`graph_rag` for the parameters.
-    """
-    from .answer import check_grounding
-
-    _check_graph(G)
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("graph_rag needs a non-empty question string.")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise ValueError(f"the question is {len(question):,} characters long; graph_rag takes at most "
-                         f"{MAX_QUESTION_CHARS:,}. Ask one question at a time.")
-    if G.number_of_nodes() == 0:
-        raise ValueError("the graph is empty: build it with build_knowledge_graph(documents) "
-                         "(or load_graph(path)) before asking questions.")
-    hops = _check_hops(hops)
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
-        raise ValueError(f"budget must be a positive integer or None, not {budget!r}")
-    if not isinstance(linking, str) or not linking:
-        raise ValueError(f"linking must be 'exact' or a gaba.link method name, not {linking!r}")
-    out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
-                           "reply": None, "model_answer": None, "grounding": None}
-    entities = _link(question, G, linking)
-    out["entities"] = entities
-    if not entities:
-        out["answer"] = _no_entity_answer(G)
-        return out
-    facts = gather_facts(G, entities, hops)
-    if budget is not None and len(facts) > budget:
-        from .rank import rank_facts  # question-aware ranking, written for the ranking chapter
-
-        facts = set(rank_facts(question, sorted(facts), G, budget=budget, method=rank,
-                               entities=entities))
-    out["facts"] = sorted(facts)
-    if not facts:
-        out["answer"] = f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}."
-        return out
-    facts_sorted = sorted(facts)
-    system, user = answer_prompt(question, facts_sorted, fact_evidence(G, facts_sorted))
-    out["prompt"] = user
-    from .llm import call_llm
-
-    resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                    purpose=f"graph_rag: {question[:60]}")
-    out["reply"] = resp.text
-    out["model_answer"] = final_answer(resp.text)
-    if not grounding:
-        out["answer"] = out["model_answer"]
-        return out
-    verdict = check_grounding(resp.text, facts_sorted, entities,
-                              evidence={f: fact_evidence(G, [f]) for f in facts_sorted},
-                              aliases={n: _aliases(G, n) for f in facts_sorted for n in (f[0], f[2])
-                                       if n in G})
-    out["grounding"] = verdict
-    out["answer"] = out["model_answer"] if verdict.accepted else f"{ABSTAIN}: {verdict.reason}."
-    return out
-
-
-def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
-              rank: str = "combined", linking: str = "exact", grounding: bool = True,
-              temperature: float = 0.0, seed: int = 0, max_tokens: int = 200
-              ) -> tuple[str, list[tuple[str, str, str]]]:
-    """Answer a question from the facts around its entities, with one model call and a check.
-
-    Steps: find the question's entities (:func:`find_entities`, or :mod:`gaba.link` when
-    ``linking`` is not ``"exact"``); gather the facts within ``hops`` hops
-    (:func:`gather_facts`); keep the ``budget`` most relevant (:func:`gaba.rank.rank_facts`);
-    render them as sorted sentences plus their evidence sentences
-    (:func:`gaba.answer.answer_prompt`); ask the model once to copy the facts it used and to
-    answer; accept the answer only if the grounding rule holds
-    (:func:`gaba.answer.check_grounding`: the copied facts are facts that were given, and they
-    connect an entity of the question to an entity the answer names). Otherwise the answer is :data:`ABSTAIN` followed
-    by the reason. :func:`graph_rag_trace` returns every step.
-
-    Parameters
-    ----------
-    question : str
-    G : networkx graph
-    hops : int
-        Traversal depth (1 to :data:`MAX_HOPS`).
-    budget : int or None
-        Keep at most this many facts, ranked by relevance to the question (default
-        :data:`DEFAULT_BUDGET`); None keeps every gathered fact.
-    rank : str
-        Ranking method passed to ``rank_facts`` when the budget applies.
-    linking : str
-        ``"exact"`` (name and alias matching) or a method of :func:`gaba.link.link_entities`.
-    grounding : bool
-        Apply the grounding rule (default). With False the model's answer is returned as is.
-    temperature, seed, max_tokens
-        Sampling settings of the answering call (each combination is its own cache entry).
-
-    Returns
-    -------
-    (answer, facts)
-        The answer and the sorted facts the model was given. When the question names no
-        entity of the graph, the answer is an abstention naming the entities looked for, and
-        no model call is made.
-
-    Raises
-    ------
-    ValueError
-        An empty graph, an empty or over-long question, or an invalid option.
+    A label of the book's schemas reads as its phrase (:data:`gaba.prompts.SCHEMA_PHRASES`); any
+    other label reads as its own words, so a relation the code has never seen reads as well.
 
     Examples
     --------
-    >>> answer, facts = graph_rag("Who competes with Kestrel Motors' battery supplier?", G)  # doctest: +SKIP
-    >>> "Voltaic" in answer                                                                   # doctest: +SKIP
-    True
+    >>> fact_sentence(("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works"))
+    'Voltaic Dynamics competes with Aurora Cell Works.'
+    >>> fact_sentence(("Lena Marsh", "born_in", "Eastholm"))
+    'Lena Marsh born in Eastholm.'
     """
-    t = graph_rag_trace(question, G, hops, budget=budget, rank=rank, linking=linking,
-                        grounding=grounding, temperature=temperature, seed=seed, max_tokens=max_tokens)
-    return t["answer"], t["facts"]
-
-
-_doc_cache: dict[tuple, Any] = {}
-
-
-def _doc_text(doc) -> str:
-    if isinstance(doc, str):
-        return doc
-    if isinstance(doc, dict) and isinstance(doc.get("text"), str):
-        return doc["text"]
-    text = getattr(doc, "text", None)
-    if isinstance(text, str):
-        return text
-    raise TypeError(f"a document must be a string, a dict with 'text', or have a .text attribute; "
-                    f"got {type(doc).__name__}")
-
-
-def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = None) -> list:
-    """The ``k`` documents most similar to the question (cosine of E5 embeddings), best first.
-
-    The retrieval half of :func:`flat_rag`, with no model call: documents are embedded once
-    as passages (cached), the question as a query. Returns the document objects as given
-    (for the news corpus, dicts with ``id``, ``title`` and ``text``).
-
-    Examples
-    --------
-    >>> [d["id"] for d in flat_retrieve("Which company acquired Orchard Software?")]  # doctest: +SKIP
-    ['n11', 'n12']
-    """
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("flat_rag needs a non-empty question string.")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive integer, not {k!r}")
-    docs = list(load_documents() if documents is None else documents)
-    texts = [_doc_text(d) for d in docs]
-    if not texts:
-        raise ValueError("flat_rag needs at least one document.")
-    from .embed import cosine_top_k, embed_texts
-
-    key = tuple(texts)
-    if key not in _doc_cache:
-        _doc_cache.clear()
-        _doc_cache[key] = embed_texts(texts, kind="passage")
-    matrix = _doc_cache[key]
-    q = embed_texts([question], kind="query")[0]
-    return [docs[i] for i in cosine_top_k(q, matrix, min(k, len(texts)))]
-
-
-def flat_rag(question: str, k: int = 2, *, documents: Sequence | None = None, temperature: float = 0.0,
-             seed: int = 0, max_tokens: int = 200) -> tuple[str, list[str]]:
-    """Answer from the ``k`` documents most similar to the question, with one model call.
-
-    The baseline of chapter "Graph RAG and multi-hop reasoning": the documents are embedded once
-    (cached), the question is embedded as a query, the top ``k`` by cosine similarity are quoted
-    into a prompt with the same answering rules as :func:`graph_rag`.
-
-    Parameters
-    ----------
-    question : str
-    k : int
-        Passages to retrieve (at least 1).
-    documents : sequence, optional
-        Strings, dicts with ``"text"`` or objects with ``.text``; default: the news corpus.
-
-    Returns
-    -------
-    (answer, passages)
-        The answer and the retrieved passages, most similar first.
-
-    Examples
-    --------
-    >>> answer, passages = flat_rag("Which company acquired Orchard Software?")   # doctest: +SKIP
-    >>> len(passages)                                                            # doctest: +SKIP
-    2
-    """
-    top = flat_retrieve(question, k, documents=documents)
-    passages = [_doc_text(d) for d in top]
-    system, user = flat_prompt(question, passages)
-    from .llm import call_llm
-
-    resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                    purpose=f"flat_rag: {question[:60]}")
-    return final_answer(resp.text), passages
+    s, r, o = fact
+    return f"{s} {_phrase(r)} {o}."
 
 
 # --------------------------------------------------------------------------- paths, routing, tables

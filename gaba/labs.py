@@ -25,6 +25,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .data.news import NEWS_PATH, load_documents
+from .evaluate import wilson_interval
+from .graph import find_entities, gather_facts
+
 
 @dataclasses.dataclass
 class Check:
@@ -117,8 +121,6 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
     LabReport
     """
     import networkx as nx
-
-    from .data.news import NEWS_PATH, load_documents
 
     checks: list[Check] = []
     one, two = answers_by_hops.get(1, ""), answers_by_hops.get(2, "")
@@ -231,9 +233,6 @@ def check_evaluate_lab(cases, results, *, graph, rates=None, min_trials: int = 3
     -------
     LabReport
     """
-    from .evaluate import wilson_interval
-    from .graph import find_entities, gather_facts
-
     checks: list[Check] = []
     cases = list(cases)
     n_ans = sum(bool(c.answerable) for c in cases)

@@ -39,6 +39,10 @@ import warnings
 import weakref
 from collections import defaultdict
 
+import numpy as np
+
+from . import embed
+
 __all__ = ["Match", "Links", "LinkingCapped", "link_entities", "METHODS", "COMMON_WORDS", "STOP_WORDS",
            "normalize_name", "word_stems", "merge_equivalent_nodes"]
 
@@ -279,9 +283,7 @@ class _Index:
     def vectors(self):
         """Node-name embeddings (unit rows, in ``self.names`` order), computed once per graph."""
         if self._vectors is None:
-            from .embed import embed_texts
-
-            self._vectors = embed_texts(self.names, kind="query")
+            self._vectors = embed.embed_texts(self.names, kind="query")
         return self._vectors
 
 
@@ -460,15 +462,11 @@ def _phrases(question, toks, taken):
 
 
 def _embedding_tier(question, toks, idx, taken, threshold, max_candidates, report):
-    import numpy as np
-
-    from .embed import embed_texts
-
     phrases = [p for p in _phrases(question, toks, taken) if len(p[2]) >= 3]
     if not phrases:
         return []
     V = idx.vectors()
-    Q = embed_texts([p[2] for p in phrases], kind="query")
+    Q = embed.embed_texts([p[2] for p in phrases], kind="query")
     out = []
     for (lo, hi, text), q in zip(phrases, Q):
         sims = V @ q

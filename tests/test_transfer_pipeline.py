@@ -16,6 +16,7 @@ from _fakes import fake_embed as _fake_embed
 
 from gaba import embed
 from gaba import graph as gg
+from gaba import rag
 
 START, MIDDLE, END = "Zorblat Venn", "Quonfirm Halse", "Tesh Varnow"
 CHAIN = [(START, "glimmers", MIDDLE), (MIDDLE, "is_quenched_by", END)]
@@ -112,7 +113,7 @@ def _reply(*facts, answer):
 
 def test_graph_rag_answers_when_the_reply_cites_the_chain(invented, scripted):
     scripted.replies.append(_reply(*CHAIN, answer=END))
-    t = gg.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
     assert t["answer"] == END and t["grounding"].accepted
     assert set(t["grounding"].cited) == set(CHAIN) and t["grounding"].answer_entities == (END,)
     user = scripted.requests[0]["messages"][-1]["content"]
@@ -125,7 +126,7 @@ def test_graph_rag_answers_when_the_reply_copies_the_evidence(invented, scripted
     scripted.replies.append("Facts used: Zorblat Venn glimmers Quonfirm Halse: it polishes the bells that "
                             "the Quonfirm Halse foundry casts. Quonfirm Halse is quenched by Tesh Varnow, "
                             f"which cools its furnaces every night.\nAnswer: {END}, which cools the furnaces.")
-    answer, _ = gg.graph_rag(QUESTION, invented, hops=2, budget=None)
+    answer, _ = rag.graph_rag(QUESTION, invented, hops=2, budget=None)
     assert answer.startswith(END)
 
 
@@ -141,9 +142,9 @@ def test_graph_rag_answers_when_the_reply_copies_the_evidence(invented, scripted
 ], ids=["unrelated-given-fact", "invented-fact", "distractor-answer"])
 def test_graph_rag_abstains_when_the_reply_cites_an_unrelated_fact(invented, scripted, reply, reason):
     scripted.replies.append(reply)
-    t = gg.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
-    assert t["answer"] == f"{gg.ABSTAIN}: {reason}."
-    assert gg.is_abstention(t["answer"]) and not t["grounding"].accepted
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
+    assert t["answer"] == f"{rag.ABSTAIN}: {reason}."
+    assert rag.is_abstention(t["answer"]) and not t["grounding"].accepted
 
 
 def test_graph_rag_with_the_default_budget_keeps_the_chain(invented, scripted, fake_embed):
@@ -153,9 +154,9 @@ def test_graph_rag_with_the_default_budget_keeps_the_chain(invented, scripted, f
         pytest.xfail(f"gaba.rank does not import: {exc!r}")
     scripted.replies.append(_reply(*CHAIN, answer=END))
     try:
-        answer, facts = gg.graph_rag(QUESTION, invented, hops=2)
+        answer, facts = rag.graph_rag(QUESTION, invented, hops=2)
     except Exception as exc:
         _xfail_if_rank_is_broken(exc)
         raise
-    assert len(facts) == gg.DEFAULT_BUDGET and set(CHAIN) <= set(facts)
+    assert len(facts) == rag.DEFAULT_BUDGET and set(CHAIN) <= set(facts)
     assert answer == END

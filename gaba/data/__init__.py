@@ -9,7 +9,9 @@ Submodules (imported lazily, so ``import gaba.data`` is cheap):
 - :mod:`gaba.data.synthetic` - a generator of fictional company news with planted multi-hop
   chains and distractors, with exact gold triples;
 - :mod:`gaba.data.westeros` - the family graph of the great houses and a genealogy generator;
-- :mod:`gaba.data.greenhouse` - the small greenhouse corpus of "Multi-hop from scratch".
+- :mod:`gaba.data.greenhouse` - the small greenhouse corpus of "Multi-hop from scratch";
+- :mod:`gaba.data.transfer` - small corpora in other domains, with their questions;
+- :mod:`gaba.data.cases` - :class:`~gaba.data.cases.Case`, one evaluation question.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ _LAZY = {
     "load_westeros": "westeros", "synthetic_genealogy": "westeros",
     "load_greenhouse": "greenhouse",
     "load_collection": "transfer", "load_pooled": "transfer", "load_wikipedia": "transfer",
+    "Case": "cases",
 }
 
 

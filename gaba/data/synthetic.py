@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import itertools
 import random
 from collections import defaultdict
 from collections.abc import Iterator
@@ -330,8 +331,6 @@ class _Pool:
     """Items with fixed weights, drawn with precomputed cumulative weights (fast for big pools)."""
 
     def __init__(self, items: list, weights: list[float]):
-        import itertools
-
         self.items = items
         self.cum = list(itertools.accumulate(weights))
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ..config import ASSETS
 from ..errors import DocumentError
-from ..evaluate import Case
+from .cases import Case
 from .news import _read_json, load_documents
 
 #: Folder of the transfer collections, one sub-folder per collection.
@@ -90,7 +90,7 @@ def load_gold(name: str) -> list[dict]:
 
 
 def load_cases(name: str) -> list[Case]:
-    """The questions of a collection as :class:`gaba.evaluate.Case` objects.
+    """The questions of a collection as :class:`gaba.data.cases.Case` objects.
 
     ``evidence`` holds the gold triples ``(subject, relation, object)`` the answer needs
     (empty for unanswerable questions and for the ``wikipedia`` collection).

@@ -1,0 +1,266 @@
+"""Answering questions: Graph RAG over a knowledge graph, and flat RAG over documents.
+
+Taught in chapter "Graph RAG and multi-hop reasoning". Each answer is one model call:
+
+- :func:`graph_rag` finds the question's entities (:func:`gaba.graph.find_entities`, or
+  :func:`gaba.link.link_entities`), gathers the facts around them
+  (:func:`gaba.graph.gather_facts`), keeps the most relevant within a budget
+  (:func:`gaba.rank.rank_facts`), asks the model with :func:`gaba.answer.answer_prompt` and
+  applies the grounding rule (:func:`gaba.answer.check_grounding`); :func:`graph_rag_trace`
+  returns every step;
+- :func:`flat_rag` answers from the ``k`` documents most similar to the question
+  (:func:`flat_retrieve`), with the same answering rules (:func:`flat_prompt`).
+
+The graph itself (building, traversal) is :mod:`gaba.graph`; this module composes it with
+linking, ranking and the answering prompt, so it sits above all of them.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from . import embed, link, prompts
+from . import rank as _rank
+from .answer import ABSTAIN, _quote, answer_prompt, check_grounding, final_answer, is_abstention
+from .data.news import load_documents
+from .graph import _aliases, _check_graph, _check_hops, fact_evidence, find_entities, gather_facts
+from .llm import call_llm
+
+__all__ = ["DEFAULT_BUDGET", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace", "flat_prompt",
+           "flat_retrieve", "flat_rag", "ABSTAIN", "answer_prompt", "final_answer", "is_abstention"]
+
+
+# --------------------------------------------------------------------------- flat prompt
+
+def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
+    """The (system, user) messages of the flat RAG answering call (passages in retrieval order)."""
+    block = "\n".join(f'[{i}] "{_quote(" ".join(p.split()))}"' for i, p in enumerate(passages, 1))
+    user = prompts.FLAT_ANSWER_PROMPT.format(passages=block or "(none)", question=_quote(question.strip()),
+                                             abstain=ABSTAIN)
+    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
+
+
+# --------------------------------------------------------------------------- answering
+
+def _link(question: str, G, linking: str) -> list[str]:
+    if linking == "exact":
+        return find_entities(question, G)
+    fn = link.link_entities
+    kwargs = {"method": linking} if "method" in inspect.signature(fn).parameters else {}
+    names = []
+    for m in fn(question, G, **kwargs):
+        name = getattr(m, "name", m)
+        if name in G and name not in names:
+            names.append(name)
+    return names
+
+
+def _no_entity_answer(G) -> str:
+    names = sorted(str(n) for n in G.nodes)
+    shown = ", ".join(names[:12]) + (f", and {len(names) - 12} more" if len(names) > 12 else "")
+    return (f"{ABSTAIN}: the question names none of the graph's entities, so there is nothing to "
+            f"traverse. I looked for these names (and their aliases): {shown}.")
+
+
+#: Default fact budget of :func:`graph_rag`: the prompt stays a few hundred tokens, far inside
+#: the local model's 8,192-token context, however large the graph.
+DEFAULT_BUDGET = 30
+#: Questions longer than this many characters are refused (entity matching scans the text).
+MAX_QUESTION_CHARS = 2000
+
+
+def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
+                    rank: str = "combined", linking: str = "exact", grounding: bool = True,
+                    temperature: float = 0.0, seed: int = 0, max_tokens: int = 200) -> dict:
+    """Everything :func:`graph_rag` does for one question, step by step, as a dict.
+
+    Keys: ``entities`` (linked), ``facts`` (sorted, after the budget), ``prompt`` (the user
+    message), ``reply`` (the model's whole reply, or None when no call was made),
+    ``model_answer`` (its ``Answer:`` line), ``grounding`` (a :class:`gaba.answer.Grounding` or
+    None) and ``answer`` (what the system says).
+
+    See :func:`graph_rag` for the parameters.
+    """
+    _check_graph(G)
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("graph_rag needs a non-empty question string.")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ValueError(f"the question is {len(question):,} characters long; graph_rag takes at most "
+                         f"{MAX_QUESTION_CHARS:,}. Ask one question at a time.")
+    if G.number_of_nodes() == 0:
+        raise ValueError("the graph is empty: build it with build_knowledge_graph(documents) "
+                         "(or load_graph(path)) before asking questions.")
+    hops = _check_hops(hops)
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+        raise ValueError(f"budget must be a positive integer or None, not {budget!r}")
+    if not isinstance(linking, str) or not linking:
+        raise ValueError(f"linking must be 'exact' or a gaba.link method name, not {linking!r}")
+    out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
+                           "reply": None, "model_answer": None, "grounding": None}
+    entities = _link(question, G, linking)
+    out["entities"] = entities
+    if not entities:
+        out["answer"] = _no_entity_answer(G)
+        return out
+    facts = gather_facts(G, entities, hops)
+    if budget is not None and len(facts) > budget:
+        facts = set(_rank.rank_facts(question, sorted(facts), G, budget=budget, method=rank,
+                                     entities=entities))
+    out["facts"] = sorted(facts)
+    if not facts:
+        out["answer"] = f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}."
+        return out
+    facts_sorted = sorted(facts)
+    system, user = answer_prompt(question, facts_sorted, fact_evidence(G, facts_sorted))
+    out["prompt"] = user
+    resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                    purpose=f"graph_rag: {question[:60]}")
+    out["reply"] = resp.text
+    out["model_answer"] = final_answer(resp.text)
+    if not grounding:
+        out["answer"] = out["model_answer"]
+        return out
+    verdict = check_grounding(resp.text, facts_sorted, entities,
+                              evidence={f: fact_evidence(G, [f]) for f in facts_sorted},
+                              aliases={n: _aliases(G, n) for f in facts_sorted for n in (f[0], f[2])
+                                       if n in G})
+    out["grounding"] = verdict
+    out["answer"] = out["model_answer"] if verdict.accepted else f"{ABSTAIN}: {verdict.reason}."
+    return out
+
+
+def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
+              rank: str = "combined", linking: str = "exact", grounding: bool = True,
+              temperature: float = 0.0, seed: int = 0, max_tokens: int = 200
+              ) -> tuple[str, list[tuple[str, str, str]]]:
+    """Answer a question from the facts around its entities, with one model call and a check.
+
+    Steps: find the question's entities (:func:`gaba.graph.find_entities`, or :mod:`gaba.link` when
+    ``linking`` is not ``"exact"``); gather the facts within ``hops`` hops
+    (:func:`gaba.graph.gather_facts`); keep the ``budget`` most relevant (:func:`gaba.rank.rank_facts`);
+    render them as sorted sentences plus their evidence sentences
+    (:func:`gaba.answer.answer_prompt`); ask the model once to copy the facts it used and to
+    answer; accept the answer only if the grounding rule holds
+    (:func:`gaba.answer.check_grounding`: the copied facts are facts that were given, and they
+    connect an entity of the question to an entity the answer names). Otherwise the answer is :data:`ABSTAIN` followed
+    by the reason. :func:`graph_rag_trace` returns every step.
+
+    Parameters
+    ----------
+    question : str
+    G : networkx graph
+    hops : int
+        Traversal depth (1 to :data:`gaba.graph.MAX_HOPS`).
+    budget : int or None
+        Keep at most this many facts, ranked by relevance to the question (default
+        :data:`DEFAULT_BUDGET`); None keeps every gathered fact.
+    rank : str
+        Ranking method passed to ``rank_facts`` when the budget applies.
+    linking : str
+        ``"exact"`` (name and alias matching) or a method of :func:`gaba.link.link_entities`.
+    grounding : bool
+        Apply the grounding rule (default). With False the model's answer is returned as is.
+    temperature, seed, max_tokens
+        Sampling settings of the answering call (each combination is its own cache entry).
+
+    Returns
+    -------
+    (answer, facts)
+        The answer and the sorted facts the model was given. When the question names no
+        entity of the graph, the answer is an abstention naming the entities looked for, and
+        no model call is made.
+
+    Raises
+    ------
+    ValueError
+        An empty graph, an empty or over-long question, or an invalid option.
+
+    Examples
+    --------
+    >>> answer, facts = graph_rag("Who competes with Kestrel Motors' battery supplier?", G)  # doctest: +SKIP
+    >>> "Voltaic" in answer                                                                   # doctest: +SKIP
+    True
+    """
+    t = graph_rag_trace(question, G, hops, budget=budget, rank=rank, linking=linking,
+                        grounding=grounding, temperature=temperature, seed=seed, max_tokens=max_tokens)
+    return t["answer"], t["facts"]
+
+
+_doc_cache: dict[tuple, Any] = {}
+
+
+def _doc_text(doc) -> str:
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, dict) and isinstance(doc.get("text"), str):
+        return doc["text"]
+    text = getattr(doc, "text", None)
+    if isinstance(text, str):
+        return text
+    raise TypeError(f"a document must be a string, a dict with 'text', or have a .text attribute; "
+                    f"got {type(doc).__name__}")
+
+
+def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = None) -> list:
+    """The ``k`` documents most similar to the question (cosine of E5 embeddings), best first.
+
+    The retrieval half of :func:`flat_rag`, with no model call: documents are embedded once
+    as passages (cached), the question as a query. Returns the document objects as given
+    (for the news corpus, dicts with ``id``, ``title`` and ``text``).
+
+    Examples
+    --------
+    >>> [d["id"] for d in flat_retrieve("Which company acquired Orchard Software?")]  # doctest: +SKIP
+    ['n11', 'n12']
+    """
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("flat_rag needs a non-empty question string.")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}")
+    docs = list(load_documents() if documents is None else documents)
+    texts = [_doc_text(d) for d in docs]
+    if not texts:
+        raise ValueError("flat_rag needs at least one document.")
+    key = tuple(texts)
+    if key not in _doc_cache:
+        _doc_cache.clear()
+        _doc_cache[key] = embed.embed_texts(texts, kind="passage")
+    matrix = _doc_cache[key]
+    q = embed.embed_texts([question], kind="query")[0]
+    return [docs[i] for i in embed.cosine_top_k(q, matrix, min(k, len(texts)))]
+
+
+def flat_rag(question: str, k: int = 2, *, documents: Sequence | None = None, temperature: float = 0.0,
+             seed: int = 0, max_tokens: int = 200) -> tuple[str, list[str]]:
+    """Answer from the ``k`` documents most similar to the question, with one model call.
+
+    The baseline of chapter "Graph RAG and multi-hop reasoning": the documents are embedded once
+    (cached), the question is embedded as a query, the top ``k`` by cosine similarity are quoted
+    into a prompt with the same answering rules as :func:`graph_rag`.
+
+    Parameters
+    ----------
+    question : str
+    k : int
+        Passages to retrieve (at least 1).
+    documents : sequence, optional
+        Strings, dicts with ``"text"`` or objects with ``.text``; default: the news corpus.
+
+    Returns
+    -------
+    (answer, passages)
+        The answer and the retrieved passages, most similar first.
+
+    Examples
+    --------
+    >>> answer, passages = flat_rag("Which company acquired Orchard Software?")   # doctest: +SKIP
+    >>> len(passages)                                                            # doctest: +SKIP
+    2
+    """
+    top = flat_retrieve(question, k, documents=documents)
+    passages = [_doc_text(d) for d in top]
+    system, user = flat_prompt(question, passages)
+    resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                    purpose=f"flat_rag: {question[:60]}")
+    return final_answer(resp.text), passages
