@@ -211,3 +211,13 @@ def test_walker_without_a_cycle(tmp_path):
     G = import_graph(root, "pkg")
     assert sorted(G.edges()) == [("pkg.a", "pkg.b"), ("pkg.b", "pkg.c")]
     assert cycles(G) == []
+
+
+def test_contributing_lists_the_same_layers():
+    """CONTRIBUTING.md shows the layer order to humans; it must be this file's LAYERS, in order."""
+    import re
+
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    listed = [(m[1].strip(), set(re.findall(r"`([\w.*]+)`", m[2])))
+              for m in re.finditer(r"^\d+\. ([^:\n]+): (.+)$", text, flags=re.M)]
+    assert listed == [(name, set(mods)) for name, mods in LAYERS]
