@@ -5,7 +5,7 @@ one task each, JSON schemas with enums where the answer is a choice. Changing a 
 the cache key of every call that uses it (a deliberate cache miss). Taught in chapter "From text to
 a knowledge graph" (extraction) and chapter "Graph RAG and multi-hop reasoning" (answering).
 
-Sections, one per module that uses them: extraction (gaba.extract), answering (gaba.graph),
+Sections, one per module that uses them: extraction (gaba.extract), answering (gaba.rag),
 paths (gaba.paths / gaba.store pipeline), communities and routing (gaba.communities),
 evaluation (gaba.evaluate), labs (gaba.labs).
 """
@@ -83,7 +83,7 @@ SCHEMA_PHRASES = {
 
 # === end extraction ===
 
-# === answering (gaba.graph: graph_rag, flat_rag) ===
+# === answering (gaba.rag: graph_rag, flat_rag) ===
 
 #: System message of both answering calls (graph_rag and flat_rag); {abstain} is gaba.answer.ABSTAIN.
 ANSWER_SYSTEM = (

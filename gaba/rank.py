@@ -65,7 +65,7 @@ import numpy as np
 from . import embed
 from .link import LinkingCapped, link_entities, word_stems
 
-__all__ = ["METHODS", "COMBINED_WEIGHTS", "rank_facts", "clear_cache", "relation_cues"]
+__all__ = ["METHODS", "COMBINED_WEIGHTS", "rank_facts", "clear_cache"]
 
 Fact = tuple[str, str, str]
 
@@ -539,37 +539,3 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
     scores = _scores(question, facts, G, method, entities)
     order = sorted(range(len(facts)), key=lambda i: (-scores[i], facts[i]))
     return [facts[i] for i in order[:budget]]
-
-
-# --------------------------------------------------------------------------------- compatibility
-
-# The cue words of the book's first relation vocabulary. Ranking and linking do not use them;
-# they are kept only for ``gaba.graph.asked_relations`` (graph_rag's check, before the answering
-# call, that the facts hold a relation the question names), which imports :func:`relation_cues`.
-_GRAPH_CHECK_CUES: dict[str, tuple[str, ...]] = {
-    "SUPPLIES_TO": ("suppl", "vendor", "provid", "deliver", "ships ", "sourc"),
-    "COMPETES_WITH": ("compet", "rival"),
-    "INVESTS_IN": ("invest", "backs", "backer", "backed", "fund", "stake", "financ"),
-    "BOARD_MEMBER_OF": ("board", "sits on", "sit on", "seat"),
-    "CEO_OF": ("ceo", "chief executive", "runs ", "run ", "head of", "boss"),
-    "ACQUIRED": ("acqui", "bought", "buys ", "buy ", "purchas", "takeover", "took over", "owns", "parent"),
-    "FOUNDED": ("founded", "founder", "founding", "started", "establish", "set up"),
-    "PARTNERS_WITH": ("partner", "teams up", "teamed up", "alliance", "collaborat"),
-}
-_CUE_RE = {rel: re.compile(r"\b(?:" + "|".join(re.escape(c) for c in cues) + ")", re.I)
-           for rel, cues in _GRAPH_CHECK_CUES.items()}
-
-
-def relation_cues(question: str) -> set[str]:
-    """Which of the news corpus's extraction relations a question names by cue words.
-
-    Not used by :func:`rank_facts` or by :mod:`gaba.link`: a word table fitted to one corpus
-    does not transfer. Kept for :func:`gaba.graph.asked_relations`, graph_rag's relation check.
-
-    Examples
-    --------
-    >>> sorted(relation_cues("Who competes with Kestrel Motors' battery supplier?"))
-    ['COMPETES_WITH', 'SUPPLIES_TO']
-    """
-    text = " " + question.replace("\u2019", "'") + " "
-    return {rel for rel, pat in _CUE_RE.items() if pat.search(text)}
