@@ -286,7 +286,8 @@ def test_benchmark_fake_part(tmp_path):
     assert [r["in_flight"] for r in rows] == ["1", "4", "16", "16"]
     assert all(r["extracted_once"] == "True" and r["failed"] == "0" for r in rows)
     assert all(int(r["max_in_flight"]) <= int(r["in_flight"]) for r in rows)
-    assert float(rows[2]["docs_per_min"]) > 2 * float(rows[0]["docs_per_min"])
+    # calls really overlapped (the speed itself is the benchmark's to report, not a timed test's)
+    assert int(rows[0]["max_in_flight"]) == 1 and int(rows[2]["max_in_flight"]) > 1
     bad = subprocess.run([sys.executable, str(script), "--parts", "cloud"], env=env,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--parts" in bad.stderr
