@@ -39,7 +39,7 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .config import get_settings
+from .config import ASSETS, get_settings
 from .data.westeros import synthetic_genealogy
 from .evaluate import wilson_interval
 from .graph import fact_sentence, find_entities, gather_facts
@@ -598,7 +598,7 @@ def cache_entries(*, purpose: str | None = None, cache_dir: str | Path | None = 
 #: The committed run of ``benchmarks/model_throughput.py`` that every chapter quotes for the local
 #: model's speed (made with nothing else running; the load average it records includes the model's
 #: own two threads).
-MODEL_BENCHMARK = Path(__file__).resolve().parent.parent / "assets" / "data" / "bench" / "model_throughput.csv"
+MODEL_BENCHMARK = ASSETS / "data" / "bench" / "model_throughput.csv"
 
 
 def model_rates(path: str | Path | None = None) -> dict[str, float]:

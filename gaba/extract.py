@@ -1544,7 +1544,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     _add_titled_aliases(G, docs, extended=schema is None)
     for n in G:
         G.nodes[n]["aliases"] = sorted(G.nodes[n]["aliases"])
-    parts = sum(len(split_document(d)) for d in docs)
+    parts = ex.cache["hits"] + ex.cache["misses"]    # extract_corpus counts every passage once
     G.graph["passages"] = parts
     if ex.failed:
         what = (f"{len(ex.failed)} of {len(docs)} documents" if parts == len(docs) else

@@ -39,6 +39,7 @@ def test_a_build_extracts_each_passage_and_keeps_the_others_when_one_fails(tmp_p
     """A scripted model fails on one passage: the other passages' facts are kept, named by passage."""
     from gaba import extract as gx
     from gaba.errors import LLMOutputError
+    from gaba.llm import Response
 
     sentences = [f"Orla Fenn wrote to Tamsin Greaves about the harbour repairs number {i} this week."
                  for i in range(8)]
@@ -47,17 +48,13 @@ def test_a_build_extracts_each_passage_and_keeps_the_others_when_one_fails(tmp_p
     assert len(passages) >= 3
     calls = []
 
-    class R:
-        def __init__(self, facts):
-            self.data, self.model, self.usage, self.key, self.cached, self.seconds = (
-                {"facts": facts}, "scripted", {}, "k", False, 0.0)
-
     def fake(d, schema=None):
         calls.append(d["id"])
         if d["id"] == "long#2":
             raise LLMOutputError("scripted failure")
-        return R([{"sentence": 1, "subject": "Orla Fenn", "predicate": "wrote to",
-                   "object": "Tamsin Greaves", "subject_type": "person", "object_type": "person"}])
+        return Response("", data={"facts": [{"sentence": 1, "subject": "Orla Fenn", "predicate": "wrote to",
+                   "object": "Tamsin Greaves", "subject_type": "person", "object_type": "person"}]},
+                        model="scripted", key="k")
 
     monkeypatch.setattr(gx, "_call_extractor", fake)
     ex = gx.extract_corpus([doc], cache_dir=tmp_path, progress=False)
