@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("graph and traversal", {"gaba.graph", "gaba.store", "gaba.paths"}),
     ("linking, ranking, answering, communities",
      {"gaba.link", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.communities"}),
-    ("evaluation and benchmarks", {"gaba.evaluate", "gaba.bench"}),
+    ("evaluation and benchmarks", {"gaba.evaluate", "gaba.scaling", "gaba.bench", "gaba.costs"}),
     ("widgets, labs, book, command line", {"gaba.widgets", "gaba.labs", "gaba.book", "gaba.__main__"}),
 ]
 
