@@ -185,7 +185,7 @@ def live_extraction(n_docs: int) -> list[dict]:
 
 def recorded(cache_dir=None) -> tuple[list[dict], list[dict]]:
     """Summaries of the recorded calls: all of them by purpose group, and extraction per document."""
-    from gaba.bench import cache_entries
+    from gaba.costs import cache_entries
 
     entries = [e for e in cache_entries(cache_dir=cache_dir) if e["seconds"] > 0]
     groups: dict[str, list[dict]] = {}

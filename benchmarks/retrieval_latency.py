@@ -125,11 +125,11 @@ def plot(rows: list[dict], path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from gaba.bench import plot_scaling
+    from gaba.scaling import plot_scaling
 
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     lines = [dict(r, what=f"{r['pipeline']}: {r['step']}") for r in rows if r["step"] != "total"]
-    plot_scaling(lines, x="documents", y="median_ms", series="what", ax=ax,
+    plot_scaling(lines, x="documents", y="median_ms", series="what", axes=ax,
                  title="Retrieval latency per question, by step (no model call)",
                  xlabel="documents in the corpus", ylabel="median ms per question")
     for line in ax.lines:                      # flat RAG dashed, graph RAG solid

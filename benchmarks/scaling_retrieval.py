@@ -120,7 +120,7 @@ class side:
 def run_scaling(name: str, sizes, *, budget: int, method: str, side_cache: Path, flat: bool = True):
     import contextlib
 
-    from gaba.evaluate import scaling_experiment, summarize_scaling
+    from gaba.scaling import scaling_experiment, summarize_scaling
 
     import pandas as pd
 
@@ -151,7 +151,7 @@ def run_2wiki(path: Path) -> list[dict] | None:
     if not path.is_file():
         print(f"\n2WikiMultiHopQA check skipped: {path} not found (pass --2wiki PATH).")
         return None
-    from gaba.bench import linking_recall
+    from gaba.scaling import linking_recall
     from gaba.data.benchmarks import load_2wiki
 
     rows = linking_recall(load_2wiki(path), hops=2)
@@ -206,7 +206,7 @@ def main(argv=None) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from gaba.evaluate import plot_scaling
+    from gaba.scaling import plot_scaling
 
     written = []
     for name in names:

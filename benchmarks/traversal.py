@@ -107,7 +107,7 @@ def plot(timings: list[dict], memory: list[dict], out) -> list:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from gaba.bench import plot_scaling
+    from gaba.scaling import plot_scaling
 
     families = sorted({r["family"] for r in timings})
     ops = list(dict.fromkeys(r["operation"] for r in timings))
@@ -116,7 +116,7 @@ def plot(timings: list[dict], memory: list[dict], out) -> list:
     for i, fam in enumerate(families):
         for j, op in enumerate(ops):
             rows = [r for r in timings if r["family"] == fam and r["operation"] == op]
-            plot_scaling(rows, x="n_edges", y="median_ms", series="backend", ax=axes[i][j],
+            plot_scaling(rows, x="n_edges", y="median_ms", series="backend", axes=axes[i][j],
                          title=f"{fam}: {op}", xlabel="edges" if i == len(families) - 1 else "",
                          ylabel="median ms per query" if j == 0 else "")
     fig.suptitle("Traversal latency, NetworkX vs FalkorDB (median over queries)", y=1.0)
@@ -125,9 +125,9 @@ def plot(timings: list[dict], memory: list[dict], out) -> list:
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     mem = [dict(r, who=f"{r['backend']} ({r['process']})") for r in memory if r["process"] != "python client"]
-    plot_scaling(mem, x="n_edges", y="peak_query_mb", series=("who", "family"), ax=axes[0],
+    plot_scaling(mem, x="n_edges", y="peak_query_mb", series=("who", "family"), axes=axes[0],
                  title="peak RSS while querying", xlabel="edges", ylabel="MB")
-    plot_scaling(mem, x="n_edges", y="build_s", series=("who", "family"), ax=axes[1],
+    plot_scaling(mem, x="n_edges", y="build_s", series=("who", "family"), axes=axes[1],
                  title="build (NetworkX) / bulk load (FalkorDB)", xlabel="edges", ylabel="seconds")
     fig.tight_layout()
     paths.append(_common.save_figure(fig, out / "bench_traversal_memory.png"))

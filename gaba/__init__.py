@@ -11,8 +11,9 @@ checks every import):
 4. extraction - :mod:`gaba.extract`;
 5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.store`, :mod:`gaba.paths`;
 6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.rank`, :mod:`gaba.answer`,
-   :mod:`gaba.rag`, :mod:`gaba.communities`;
-7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.bench`;
+   :mod:`gaba.rag`, :mod:`gaba.communities`, :mod:`gaba.routing`;
+7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.scaling`, :mod:`gaba.bench`,
+   :mod:`gaba.costs`;
 8. widgets, labs, book, command line - :mod:`gaba.widgets`, :mod:`gaba.labs`, :mod:`gaba.book`,
    ``python -m gaba``.
 

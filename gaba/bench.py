@@ -1,4 +1,4 @@
-"""Measuring instruments for the benchmarks: repeated timings, peak memory, synthetic graphs, plots.
+"""Measuring instruments for the benchmarks: repeated timings, peak memory, synthetic graphs, two backends.
 
 Taught in chapter "Choosing your stack". The scripts in ``benchmarks/`` and the chapter use the
 same few functions, so a number in the chapter and a number printed by ``make bench`` come from
@@ -11,9 +11,10 @@ the same code:
 - :func:`scale_free_graph` and :func:`family_graph` grow directed knowledge graphs of a given
   number of edges (Barabási-Albert with a fixed seed; the synthetic genealogy of the great houses);
 - :func:`sample_starts` and :func:`sample_pairs` pick reproducible query nodes and node pairs;
-- :func:`plot_scaling` draws latency (or memory) against graph size on log-log axes;
-- :func:`linking_recall` measures start-entity linking and two-hop evidence recall on a
-  benchmark with gold evidence triples (the 2WikiMultiHopQA sample the book ships).
+- :func:`compare_backends` times the same traversals on NetworkX and FalkorDB
+  (:func:`store_gather_facts` is fact gathering in Cypher).
+
+Their figures are drawn by :func:`gaba.scaling.plot_scaling`; what model calls cost is in :mod:`gaba.costs`.
 
 Examples
 --------
@@ -27,23 +28,18 @@ Examples
 """
 from __future__ import annotations
 
-import json
 import os
 import random
 import resource
 import statistics
 import sys
 import time
-import warnings
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .config import ASSETS, get_settings
 from .data.westeros import synthetic_genealogy
-from .evaluate import wilson_interval
-from .graph import fact_sentence, find_entities, gather_facts
-from .link import LinkingCapped, link_entities, merge_equivalent_nodes
+from .graph import gather_facts
 from .paths import _is_store, neighbors, paths_between
 
 #: Relation labels of the scale-free graph (a knowledge graph has typed edges).
@@ -434,235 +430,3 @@ def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Seque
                          "same_result": sizes == ref_sizes,
                          "ratio": t["median_ms"] / ref_ms if ref_ms else float("nan")})
     return rows
-
-
-# --------------------------------------------------------------------------- plots
-
-def plot_scaling(rows: Sequence[dict], *, x: str, y: str, series: str | Sequence[str],
-                 ax=None, title: str | None = None, xlabel: str | None = None,
-                 ylabel: str | None = None, logy: bool = True):
-    """Line plot of ``y`` against ``x`` on log axes, one line per value of ``series``.
-
-    ``rows`` is a list of dicts (or a DataFrame's records); ``series`` names one column or a
-    tuple of columns whose values, joined with " / ", label each line.
-
-    Examples
-    --------
-    >>> rows = [{"n": 10, "ms": 1.0, "who": "a"}, {"n": 100, "ms": 3.0, "who": "a"}]
-    >>> ax = plot_scaling(rows, x="n", y="ms", series="who")
-    >>> len(ax.lines)
-    1
-    """
-    import matplotlib.pyplot as plt
-
-    if hasattr(rows, "to_dict"):
-        rows = rows.to_dict("records")
-    cols = [series] if isinstance(series, str) else list(series)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    groups: dict[str, list[tuple]] = {}
-    for r in rows:
-        if r.get(y) is None or r.get(y) != r.get(y):   # skip missing and NaN
-            continue
-        label = " / ".join(str(r[c]) for c in cols)
-        groups.setdefault(label, []).append((r[x], r[y]))
-    markers = "osD^v<>"
-    for i, (label, pts) in enumerate(sorted(groups.items())):
-        pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[i % len(markers)], label=label)
-    ax.set_xscale("log")
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(x if xlabel is None else xlabel)
-    ax.set_ylabel(y if ylabel is None else ylabel)
-    if title:
-        ax.set_title(title)
-    ax.grid(True, which="major", alpha=0.3)
-    if groups:
-        ax.legend(fontsize="small")
-    return ax
-
-
-# --------------------------------------------------------------------------- linking on a benchmark
-
-#: The linking systems :func:`linking_recall` compares, in display order.
-LINKING_SYSTEMS = ("exact names", "exact names + merged nodes", "linked (exact, fuzzy, embedding)",
-                   "linked + merged nodes")
-
-
-def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
-    """How often every gold evidence triple is within ``hops`` of the entities a question links to.
-
-    Taught in chapter "Retrieval that stays sharp at scale". One graph holds every example's
-    gold evidence triples (2WikiMultiHopQA's ``evidences``; examples without them are skipped).
-    For each system of :data:`LINKING_SYSTEMS` - exact name matching
-    (:func:`gaba.graph.find_entities`) or tiered linking (:func:`gaba.link.link_entities`), each
-    on the graph as built or after :func:`gaba.link.merge_equivalent_nodes` - every question is
-    linked, ``hops`` are gathered, and the question counts when all its gold triples are there.
-    The graph holds gold triples only, so this measures linking and traversal, not extraction.
-
-    Returns
-    -------
-    list of dict
-        One row per system: ``system, n, all_evidence`` (share), ``low, high`` (Wilson 95%),
-        ``no_entity`` (share of questions linked to nothing), ``median_facts``,
-        ``median_words``, ``link_ms`` (mean), and ``merged`` (nodes merged into others).
-    """
-    import networkx as nx
-
-    examples = [e for e in examples if e.evidence_triples]
-    if not examples:
-        raise ValueError("linking_recall needs examples with evidence triples (2WikiMultiHopQA)")
-    G = nx.MultiDiGraph()
-    for e in examples:
-        for s, r, o in e.evidence_triples:
-            if not G.has_edge(s, o, key=r):
-                G.add_edge(s, o, key=r, relation=r)
-    for n in G.nodes:
-        G.nodes[n]["aliases"] = []
-    merged, mapping = merge_equivalent_nodes(G)
-    systems = dict(zip(LINKING_SYSTEMS, (
-        (G, lambda q, g: find_entities(q, g)), (merged, lambda q, g: find_entities(q, g)),
-        (G, lambda q, g: link_entities(q, g).names), (merged, lambda q, g: link_entities(q, g).names))))
-    rows = []
-    for name, (graph, link) in systems.items():
-        m = mapping if graph is merged else {}
-        ok = none = 0
-        facts_n, words_n, ms = [], [], []
-        for e in examples:
-            t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", LinkingCapped)
-                entities = link(e.question, graph)
-            ms.append(1000 * (time.perf_counter() - t0))
-            facts = gather_facts(graph, entities, hops=hops) if entities else set()
-            gold = {(m.get(s, s), r, m.get(o, o)) for s, r, o in e.evidence_triples}
-            none += not entities
-            ok += gold <= facts
-            facts_n.append(len(facts))
-            words_n.append(sum(len(fact_sentence(f).split()) for f in facts))
-        low, high = wilson_interval(ok, len(examples))
-        rows.append({"system": name, "n": len(examples), "all_evidence": ok / len(examples),
-                     "low": low, "high": high, "no_entity": none / len(examples),
-                     "median_facts": statistics.median_high(facts_n),
-                     "median_words": statistics.median_high(words_n),
-                     "link_ms": sum(ms) / len(ms), "merged": len(mapping) if graph is merged else 0})
-    return rows
-
-
-# --------------------------------------------------------------------------- recorded model calls
-
-def cache_entries(*, purpose: str | None = None, cache_dir: str | Path | None = None) -> list[dict]:
-    """Read the recorded model calls in the response cache, one dict per entry.
-
-    Parameters
-    ----------
-    purpose : str, optional
-        Keep only entries whose ``purpose`` contains this text (case-insensitive).
-    cache_dir : path, optional
-        Cache folder (default: the configured one, ``assets/llm-cache``).
-
-    Returns
-    -------
-    list of dict
-        ``key``, ``purpose``, ``backend``, ``model``, ``prompt_tokens``, ``completion_tokens``,
-        ``seconds`` (wall time of the call when it was recorded) and ``recorded_at``, sorted by key.
-        Unreadable entries are skipped.
-
-    Examples
-    --------
-    >>> rows = cache_entries(purpose="preface")
-    >>> all("preface" in r["purpose"].lower() for r in rows)
-    True
-    """
-    folder = Path(cache_dir) if cache_dir is not None else get_settings().cache_dir
-    needle = purpose.lower() if purpose else None
-    rows = []
-    for path in sorted(folder.glob("*/*.json")):
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            resp, req = entry["response"], entry["request"]
-            row = {"key": entry["key"], "purpose": str(entry.get("purpose", "")),
-                   "backend": req.get("backend", ""), "model": resp.get("model") or req.get("model", ""),
-                   "prompt_tokens": int(resp.get("usage", {}).get("prompt_tokens", 0)),
-                   "completion_tokens": int(resp.get("usage", {}).get("completion_tokens", 0)),
-                   "seconds": float(resp.get("seconds", 0.0)),
-                   "recorded_at": entry.get("recorded_at", "")}
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        if needle is None or needle in row["purpose"].lower():
-            rows.append(row)
-    return rows
-
-
-#: The committed run of ``benchmarks/model_throughput.py`` that every chapter quotes for the local
-#: model's speed (made with nothing else running; the load average it records includes the model's
-#: own two threads).
-MODEL_BENCHMARK = ASSETS / "data" / "bench" / "model_throughput.csv"
-
-
-def model_rates(path: str | Path | None = None) -> dict[str, float]:
-    """The local model's measured speed, read from the committed benchmark run.
-
-    Returns ``prompt_tok_s`` and ``gen_tok_s`` (medians of the live probes), ``extraction_s``
-    (median seconds per news document, live), ``load_avg`` (1-minute load average during the
-    calls) and ``n`` (live probes per rate).
-
-    Raises
-    ------
-    FileNotFoundError
-        No benchmark file (run ``python benchmarks/model_throughput.py`` and copy its
-        ``model_throughput.csv`` to ``assets/data/bench/``).
-    ValueError
-        The file lacks the live rows (it was made with ``--no-live``).
-
-    Examples
-    --------
-    >>> rates = model_rates()
-    >>> rates["prompt_tok_s"] > rates["gen_tok_s"] > 0
-    True
-    """
-    import csv
-
-    path = Path(path) if path is not None else MODEL_BENCHMARK
-    if not path.is_file():
-        raise FileNotFoundError(f"no model benchmark at {path}: run `python benchmarks/model_throughput.py` "
-                                "and copy _build/benchmarks/model_throughput.csv to assets/data/bench/")
-    with path.open(newline="", encoding="utf-8") as fh:
-        rows = {(r["source"], r["metric"]): r for r in csv.DictReader(fh)}
-    want = {"prompt_tok_s": "prompt tokens/s (median)", "gen_tok_s": "generation tokens/s (median)",
-            "extraction_s": "extraction seconds per document, live (median)",
-            "load_avg": "load average during the calls (1 min)"}
-    missing = [m for m in want.values() if ("live", m) not in rows]
-    if missing:
-        raise ValueError(f"{path.name} has no live rows ({missing[0]!r} missing): it was made with --no-live")
-    out = {k: float(rows[("live", m)]["value"]) for k, m in want.items()}
-    out["n"] = float(rows[("live", want["gen_tok_s"])]["n"])
-    return out
-
-
-#: Assumed list prices of hosted models, USD per million tokens (input, output). These are an
-#: ASSUMPTION written down on :data:`PRICES_DATED`; providers change prices often, so check the
-#: provider's page and edit the table before relying on a cost estimate.
-ASSUMED_PRICES = {
-    "gpt-4o-mini (OpenAI)": (0.15, 0.60),
-    "gpt-4.1-mini (OpenAI)": (0.40, 1.60),
-    "gpt-4o (OpenAI)": (2.50, 10.00),
-    "claude-3.5-haiku (Anthropic, via OpenRouter)": (0.80, 4.00),
-    "llama-3.1-8b-instruct (open weights, via OpenRouter)": (0.02, 0.05),
-}
-#: When :data:`ASSUMED_PRICES` was written down.
-PRICES_DATED = "2026-11"
-
-
-def cost_per_1k(prompt_tokens: float, completion_tokens: float, price_in: float, price_out: float) -> float:
-    """Cost in USD of 1,000 calls of the given mean token counts at per-million-token prices.
-
-    Examples
-    --------
-    >>> round(cost_per_1k(1000, 100, 0.15, 0.60), 4)
-    0.21
-    """
-    if min(prompt_tokens, completion_tokens, price_in, price_out) < 0:
-        raise ValueError("token counts and prices must not be negative")
-    return 1000 * (prompt_tokens * price_in + completion_tokens * price_out) / 1e6

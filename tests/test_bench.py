@@ -1,11 +1,11 @@
-"""Tests of gaba.bench: timing, memory readings, benchmark graphs, query sampling, backend comparison."""
+"""Tests of gaba.bench (timing, memory, benchmark graphs, sampling, backends), gaba.costs and gaba.scaling's plot and linking."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from gaba import bench
+from gaba import bench, costs, scaling
 
 
 def test_time_queries_reports_median_p90_and_sizes():
@@ -105,14 +105,14 @@ def test_cache_entries_and_cost(tmp_path):
                           "usage": {"prompt_tokens": 100, "completion_tokens": 20}}}
     (d / "ab12.json").write_text(json.dumps(entry))
     (d / "broken.json").write_text("{not json")
-    rows = bench.cache_entries(cache_dir=tmp_path)
+    rows = costs.cache_entries(cache_dir=tmp_path)
     assert len(rows) == 1 and rows[0]["prompt_tokens"] == 100 and rows[0]["seconds"] == 2.5
-    assert bench.cache_entries(purpose="EXTRACT", cache_dir=tmp_path) == rows
-    assert bench.cache_entries(purpose="answer", cache_dir=tmp_path) == []
-    assert bench.cost_per_1k(1_000_000, 0, 0.15, 0.60) == pytest.approx(150.0)
+    assert costs.cache_entries(purpose="EXTRACT", cache_dir=tmp_path) == rows
+    assert costs.cache_entries(purpose="answer", cache_dir=tmp_path) == []
+    assert costs.cost_per_1k(1_000_000, 0, 0.15, 0.60) == pytest.approx(150.0)
     with pytest.raises(ValueError):
-        bench.cost_per_1k(-1, 0, 1, 1)
-    assert bench.PRICES_DATED and all(len(v) == 2 for v in bench.ASSUMED_PRICES.values())
+        costs.cost_per_1k(-1, 0, 1, 1)
+    assert costs.PRICES_DATED and all(len(v) == 2 for v in costs.ASSUMED_PRICES.values())
 
 
 def test_plot_scaling_draws_one_line_per_series():
@@ -121,7 +121,7 @@ def test_plot_scaling_draws_one_line_per_series():
     matplotlib.use("Agg")
     rows = [{"n": n, "ms": n / 10, "b": b} for n in (10, 100, 1000) for b in ("x", "y")]
     rows.append({"n": 5, "ms": float("nan"), "b": "x"})
-    ax = bench.plot_scaling(rows, x="n", y="ms", series="b", title="t")
+    ax = scaling.plot_scaling(rows, x="n", y="ms", series="b", title="t")
     assert len(ax.lines) == 2 and ax.get_xscale() == "log"
     assert len(ax.lines[0].get_xdata()) == 3
 
@@ -130,29 +130,29 @@ def test_plot_scaling_draws_one_line_per_series():
 def test_linking_recall_on_the_shipped_2wiki_sample():
     from gaba.data.benchmarks import load_public
 
-    rows = bench.linking_recall(load_public("2wiki", limit=25))
-    assert [r["system"] for r in rows] == list(bench.LINKING_SYSTEMS)
+    rows = scaling.linking_recall(load_public("2wiki", limit=25))
+    assert [r["system"] for r in rows] == list(scaling.LINKING_SYSTEMS)
     assert all(r["n"] == 25 and 0 <= r["all_evidence"] <= 1 and r["low"] <= r["all_evidence"] <= r["high"]
                for r in rows)
     assert rows[2]["no_entity"] <= rows[0]["no_entity"]          # linking finds more start entities
     assert rows[3]["all_evidence"] >= rows[0]["all_evidence"]
     with pytest.raises(ValueError, match="evidence"):
-        bench.linking_recall(load_public("hotpotqa", limit=3))
+        scaling.linking_recall(load_public("hotpotqa", limit=3))
 
 
 def test_model_rates_reads_the_committed_benchmark_run():
-    rates = bench.model_rates()
+    rates = costs.model_rates()
     assert rates["prompt_tok_s"] > rates["gen_tok_s"] > 0 and rates["n"] >= 3
     assert rates["extraction_s"] > 0 and rates["load_avg"] > 0
 
 
 def test_model_rates_rejects_a_missing_file_and_a_run_without_live_calls(tmp_path):
     with pytest.raises(FileNotFoundError, match="model_throughput.py"):
-        bench.model_rates(tmp_path / "none.csv")
+        costs.model_rates(tmp_path / "none.csv")
     p = tmp_path / "model_throughput.csv"
     p.write_text("source,metric,value,n\nrecorded,recorded calls,3,3\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no-live"):
-        bench.model_rates(p)
+        costs.model_rates(p)
 
 
 def test_the_readme_quotes_the_committed_model_benchmark():
@@ -161,7 +161,7 @@ def test_the_readme_quotes_the_committed_model_benchmark():
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    rates = bench.model_rates()
+    rates = costs.model_rates()
     m = re.search(r"measured (\d+) prompt tokens and ([\d.]+) answer tokens per second", readme)
     assert m, "the README names the benchmark's prompt and answer rates"
     assert int(m[1]) == round(rates["prompt_tok_s"]) and float(m[2]) == round(rates["gen_tok_s"], 1)

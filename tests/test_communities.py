@@ -1,4 +1,4 @@
-"""Tests of gaba.communities: deterministic communities, bad graphs, summaries, global_rag, router, ask."""
+"""Tests of gaba.communities (deterministic communities, bad graphs, summaries, global_rag) and gaba.routing."""
 from __future__ import annotations
 
 import json
@@ -7,10 +7,10 @@ import networkx as nx
 import pytest
 
 from gaba import communities as cm
-from gaba.communities import (Answer, Community, CommunitySummary, NoCommunities, ask,
-                              community_facts, detect_communities, global_rag, partition_signature,
-                              route, rule_route, summarize_communities)
+from gaba.communities import (Community, CommunitySummary, NoCommunities, community_facts,
+                              detect_communities, global_rag, partition_signature, summarize_communities)
 from gaba.errors import GabaError
+from gaba.routing import Answer, ask, route, route_question, rule_route
 
 
 def _edge(G, s, r, o, ev=""):
@@ -177,6 +177,16 @@ def test_rules_are_unsure_on_mixed_or_missing_cues(two_clusters):
     assert rule_route("Is Ann tied to Xia?")[0] is None                          # no cue
     r, why = rule_route("Who competes with Zeta Corp?", two_clusters)            # no graph entity
     assert r is None and "no entity" in why
+
+
+def test_route_question_two_routes_without_the_model(two_clusters, scripted):
+    assert route_question("Who competes with Kestrel Motors' battery supplier?") == "graph"
+    assert route_question("Which board member connects Acme and Xeno?", two_clusters) == "graph"
+    assert route_question("What does the article say about Kestrel Motors' vans?") == "flat"
+    assert route_question("According to the report, when did Northwind buy Orchard?") == "flat"
+    assert route_question("Who runs the bakery on Main Street?", two_clusters) == "flat"
+    assert route_question("Is Ann tied to Xia?", two_clusters) == "graph"       # no cue: the graph
+    assert not scripted.requests                                                 # never the model
 
 
 def test_unsure_question_goes_to_the_model(scripted):

@@ -382,14 +382,6 @@ def test_shortest_connection(G):
         gg.shortest_connection(G, "Kestrel Motors", "Atlantis")
 
 
-def test_route_question(G):
-    assert gg.route_question("Who competes with Kestrel Motors' battery supplier?") == "graph"
-    assert gg.route_question("Which board member connects Northwind and Kestrel?", G) == "graph"
-    assert gg.route_question("What does the article say about Kestrel Motors' vans?") == "flat"
-    assert gg.route_question("According to the report, when did Northwind buy Orchard?") == "flat"
-    assert gg.route_question("Who runs the bakery on Main Street?", G) == "flat"
-
-
 def test_hop_table(G):
     t = gg.hop_table(G, "Kestrel Motors")
     assert list(t.columns) == ["hops", "facts gathered", "new at this hop", "approx context tokens"]

@@ -314,7 +314,7 @@ def test_invented_verbs_with_real_embeddings(invented):
 
 def test_scaling_experiment_on_another_generator_with_every_method(fake_embed):
     from gaba.data.tradewire import make_trade_corpus
-    from gaba.evaluate import scaling_experiment, summarize_scaling
+    from gaba.scaling import scaling_experiment, summarize_scaling
 
     df = scaling_experiment((14, 40), methods=("embedding", "lexical", "hop"), generator=make_trade_corpus,
                             n_questions=5, embed=_fake_embed, progress=False)

