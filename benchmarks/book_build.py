@@ -34,9 +34,9 @@ from _common import ROOT, print_table, write_csv
 MARK = "@@GABA-BENCH@@"
 
 INSTRUMENT = r'''
-import gaba.llm as _bl, gaba.embed as _be
+import gaba.cache as _bc, gaba.llm as _bl, gaba.embed as _be
 _bench = {"lookups": [], "hits": 0, "model_calls": 0, "embed_requested": set(), "embed_live": 0}
-_bench_read0, _bench_call0, _bench_embed0, _bench_local0 = _bl._read_cache, _bl._call_model, _be.embed_texts, _be._embed_local
+_bench_read0, _bench_call0, _bench_embed0, _bench_local0 = _bc.read_entry, _bl._call_model, _be.embed_texts, _be._embed_local
 def _bench_read(key):
     entry = _bench_read0(key)
     _bench["lookups"].append(key)
@@ -52,7 +52,7 @@ def _bench_embed(texts, **kw):
 def _bench_local(texts, kind):
     _bench["embed_live"] += len(texts)
     return _bench_local0(texts, kind)
-_bl._read_cache, _bl._call_model, _be.embed_texts, _be._embed_local = _bench_read, _bench_call, _bench_embed, _bench_local
+_bc.read_entry, _bl._call_model, _be.embed_texts, _be._embed_local = _bench_read, _bench_call, _bench_embed, _bench_local
 '''
 
 REPORT = r'''

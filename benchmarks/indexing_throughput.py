@@ -134,7 +134,7 @@ def run_fake(n_docs: int, latency: float = 0.3) -> list[dict]:
     import jsonschema  # noqa: F401 - first imports are not indexing
     import openai  # noqa: F401
 
-    from gaba import config, llm
+    from gaba import backend, config
     from gaba.extract import extract_corpus
 
     settings = [("1 in flight", 1, 0.0), ("4 in flight", 4, 0.0), ("16 in flight", 16, 0.0),
@@ -152,7 +152,7 @@ def run_fake(n_docs: int, latency: float = 0.3) -> list[dict]:
             for var in ("GABA_OFFLINE", "GABA_CONCURRENCY", "OPENROUTER_API_KEY"):
                 os.environ.pop(var, None)
             config.reload()
-            llm._clients.clear()
+            backend._clients.clear()
             print(f"fake endpoint: {setting}, {n} documents ...", flush=True)
             t0 = time.perf_counter()
             ex = extract_corpus(docs, cache_dir=Path(tmp) / "kg", progress=False, concurrency=workers)

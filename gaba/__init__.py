@@ -5,8 +5,8 @@ below it, and no two modules import each other (``tests/test_layers.py`` holds t
 checks every import):
 
 1. files and settings - :mod:`gaba.config`, :mod:`gaba.errors`, :mod:`gaba.fileio`;
-2. model calls and embeddings - :mod:`gaba.llm`, :mod:`gaba.localmodel`, :mod:`gaba.embed`,
-   :mod:`gaba.prompts`;
+2. model calls and embeddings - :mod:`gaba.cache`, :mod:`gaba.backend`, :mod:`gaba.llm`,
+   :mod:`gaba.localmodel`, :mod:`gaba.embed`, :mod:`gaba.prompts`;
 3. data - :mod:`gaba.data` and its corpora;
 4. extraction - :mod:`gaba.extract`;
 5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.store`, :mod:`gaba.paths`;

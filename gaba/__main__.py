@@ -25,7 +25,7 @@ import traceback
 import warnings
 from pathlib import Path
 
-from . import llm, localmodel
+from . import cache, llm, localmodel
 from .config import ROOT, describe
 from .data.news import load_documents
 from .errors import GabaError
@@ -163,7 +163,7 @@ def _run(args) -> int:
     elif args.cmd == "describe":
         print(describe())
     elif args.cmd == "cache":
-        report = llm.verify_cache(args.dir)
+        report = cache.verify_cache(args.dir)
         print(report)
         for path, why in report.bad:
             print(f"  {path}: {why}")

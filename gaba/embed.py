@@ -28,7 +28,7 @@ import numpy as np
 
 from .config import ASSETS, get_settings
 from .fileio import atomic_writer
-from .llm import _client
+from .backend import client
 
 #: Rows embedded per batch (and per progress-bar step).
 BATCH = 64
@@ -90,7 +90,7 @@ def _embed_local(texts: list[str], kind: str) -> np.ndarray:
 
 def _embed_remote(texts: list[str], kind: str) -> np.ndarray:
     s = get_settings()
-    r = _client().embeddings.create(model=s.embed_model, input=texts)
+    r = client().embeddings.create(model=s.embed_model, input=texts)
     return np.asarray([d.embedding for d in sorted(r.data, key=lambda d: d.index)], dtype=np.float32)
 
 

@@ -41,6 +41,7 @@ from typing import Any
 from nameparser.config.titles import TITLES as _nameparser_titles
 
 from . import llm
+from .cache import cache_path
 from .config import ASSETS
 from .data.news import load_documents, load_gold_aliases, load_gold_triples
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
@@ -913,7 +914,7 @@ def _recorded_seconds(resp) -> float:
     if not resp.cached:
         return round(resp.seconds, 3)
     try:
-        entry = json.loads(llm.cache_path(resp.key).read_text(encoding="utf-8"))
+        entry = json.loads(cache_path(resp.key).read_text(encoding="utf-8"))
         return float(entry["response"].get("seconds", 0.0))
     except (OSError, ValueError, KeyError, TypeError):
         return 0.0

@@ -164,7 +164,7 @@ class FakeOpenAI:
 
 def use_fake(monkeypatch, url: str, *, concurrency: int | None = None, timeout: float = 30) -> None:
     """Point gaba at ``url`` as its OpenAI-compatible endpoint (no .env, no key of the machine)."""
-    from gaba import config, llm
+    from gaba import backend, config
 
     monkeypatch.setenv("GABA_IGNORE_DOTENV", "1")
     monkeypatch.setenv("GABA_BACKEND", "openai")
@@ -179,4 +179,4 @@ def use_fake(monkeypatch, url: str, *, concurrency: int | None = None, timeout: 
     else:
         monkeypatch.setenv("GABA_CONCURRENCY", str(concurrency))
     config.reload()
-    llm._clients.clear()
+    backend._clients.clear()

@@ -1,4 +1,4 @@
-"""Fault probes of the hosted backend (gaba.llm): whatever an OpenAI-compatible endpoint does
+"""Fault probes of the hosted backend (gaba.backend): whatever an OpenAI-compatible endpoint does
 wrong becomes one BackendUnavailable naming the endpoint and the cause, within GABA_TIMEOUT.
 
 A tiny HTTP server on 127.0.0.1 plays the endpoint; no language model is called, and the
@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from gaba import config, llm
+from gaba import backend, config, llm
 from gaba.errors import BackendUnavailable, ConfigError, GabaError
 
 COMPLETION = {"id": "c1", "object": "chat.completion", "created": 0, "model": "fake-model",
@@ -92,7 +92,7 @@ def endpoint(tmp_cache, monkeypatch):
     server.release.set()
     server.shutdown()
     server.server_close()
-    llm._clients.clear()
+    backend._clients.clear()
 
 
 def _use(monkeypatch, url, timeout="3"):
@@ -103,7 +103,7 @@ def _use(monkeypatch, url, timeout="3"):
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     monkeypatch.setenv("GABA_TIMEOUT", timeout)
     config.reload()
-    llm._clients.clear()
+    backend._clients.clear()
 
 
 def _fails(match: str, *, within: float = 5.0) -> BackendUnavailable:
@@ -218,7 +218,7 @@ def test_default_time_limits(monkeypatch):
     monkeypatch.delenv("GABA_TIMEOUT", raising=False)
     _use(monkeypatch, "http://127.0.0.1:9/v1", timeout="")
     try:
-        assert llm.time_limit() == llm.HOSTED_TIMEOUT == 120
+        assert backend.time_limit() == backend.HOSTED_TIMEOUT == 120
     finally:
         for v in ("GABA_BACKEND", "OPENAI_BASE_URL", "OPENAI_API_KEY", "GABA_TIMEOUT"):
             monkeypatch.delenv(v, raising=False)
@@ -238,7 +238,7 @@ def test_dotenv_in_working_folder_is_announced_once(endpoint, tmp_path, monkeypa
     for k in ENV_KEYS + ("GABA_IGNORE_DOTENV",):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.chdir(folder)
-    llm._announced.clear()
+    backend._announced.clear()
     try:
         s = config.reload()
         assert (s.backend, s.base_url) == ("openai", endpoint.url)
@@ -264,7 +264,7 @@ def test_dotenv_in_working_folder_is_announced_once(endpoint, tmp_path, monkeypa
 
 
 def test_no_notice_without_dotenv(endpoint, capsys):
-    llm._announced.clear()
+    backend._announced.clear()
     endpoint("ok")
     llm.call_llm("a question")
     assert ".env" not in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Fault probes of the response cache (gaba.llm): damaged, edited or misplaced entries are never
+"""Fault probes of the response cache (gaba.cache): damaged, edited or misplaced entries are never
 served, they raise CacheCorrupt naming the file, and ``python -m gaba cache verify`` finds them.
 
 Every model call here goes to the scripted backend of tests/conftest.py.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gaba import config, llm
+from gaba import cache, config, llm
 from gaba.__main__ import main
 from gaba.errors import CacheCorrupt, CacheMiss, GabaError
 
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _record(scripted, prompt="q", reply="Paris"):
     scripted.replies.append(reply)
     r = llm.call_llm(prompt)
-    return r, llm.cache_path(r.key)
+    return r, cache.cache_path(r.key)
 
 
 def _edit(path: Path, fn) -> None:
@@ -34,7 +34,7 @@ def _edit(path: Path, fn) -> None:
 
 
 def test_committed_cache_is_valid():
-    report = llm.verify_cache(ROOT / "assets" / "llm-cache")
+    report = cache.verify_cache(ROOT / "assets" / "llm-cache")
     assert report.checked > 0
     assert report.ok, report.bad[:5]
 
@@ -136,7 +136,7 @@ def test_verify_cache_lists_bad_files(scripted):
     bad1.write_text("[]")
     _edit(bad2, lambda e: e["request"].update(seed=7))
     (bad1.parent / ".tmp-inprogress.json").write_text("{")        # a write in progress: skipped
-    report = llm.verify_cache()
+    report = cache.verify_cache()
     assert report.checked == 3 and not report.ok
     assert sorted(p for p, _ in report.bad) == sorted([bad1, bad2])
     assert "2 of 3 cache entries" in str(report)

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from fake_openai import FakeOpenAI, use_fake
-from gaba import config, llm
+from gaba import backend, config, llm
+from gaba.cache import verify_cache
 from gaba.errors import ConfigError
 from gaba.extract import build_knowledge_graph, extract_corpus, extraction_prompt
 
@@ -45,7 +46,7 @@ def fake(tmp_cache, monkeypatch):
         use_fake(monkeypatch, server.url)
         server.kg = tmp_cache / "kg"
         yield server
-    llm._clients.clear()
+    backend._clients.clear()
 
 
 def test_concurrency_setting(fake, monkeypatch):
@@ -99,7 +100,7 @@ def test_injected_429s_every_document_once_no_duplicate_cache_entries(fake):
     assert fake.max_in_flight <= 16
     cache = config.get_settings().cache_dir
     assert len(entries(cache)) == 200 and not list(cache.rglob(".tmp-*"))
-    assert llm.verify_cache(cache).ok
+    assert verify_cache(cache).ok
     assert len(entries(fake.kg)) == 200
 
 

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: layers below it. A name ending in ".*" covers a package's submodules.
 LAYERS: list[tuple[str, set[str]]] = [
     ("files and settings", {"gaba", "gaba.config", "gaba.errors", "gaba.fileio"}),
-    ("model calls and embeddings", {"gaba.llm", "gaba.localmodel", "gaba.embed", "gaba.prompts"}),
+    ("model calls and embeddings",
+     {"gaba.cache", "gaba.backend", "gaba.llm", "gaba.localmodel", "gaba.embed", "gaba.prompts"}),
     ("data", {"gaba.data", "gaba.data.*"}),
     ("extraction", {"gaba.extract"}),
     # gaba.store builds gaba.paths results (Path, TraversalStats) from its Cypher traversals,

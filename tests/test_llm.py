@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gaba import config, llm
+from gaba import backend, cache, config, llm
 from gaba.errors import BackendUnavailable, CacheCorrupt, CacheMiss, ConfigError, LLMOutputError
 
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
@@ -15,10 +15,10 @@ SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "require
 
 
 def test_cache_key_is_canonical():
-    a = llm.cache_key({"b": 1, "a": [1, 2], "c": "é"})
-    b = llm.cache_key({"c": "é", "a": [1, 2], "b": 1})
+    a = cache.cache_key({"b": 1, "a": [1, 2], "c": "é"})
+    b = cache.cache_key({"c": "é", "a": [1, 2], "b": 1})
     assert a == b and len(a) == 64
-    assert llm.cache_key({"a": [2, 1]}) != llm.cache_key({"a": [1, 2]})
+    assert cache.cache_key({"a": [2, 1]}) != cache.cache_key({"a": [1, 2]})
 
 
 def test_second_identical_call_is_a_hit(scripted):
@@ -45,21 +45,21 @@ def test_seed_and_params_are_part_of_the_key(scripted):
 def test_entry_records_request_and_response(scripted):
     scripted.replies.append("hello")
     r = llm.call_llm("hi", system="be brief", purpose="unit")
-    entry = json.loads(llm.cache_path(r.key).read_text())
+    entry = json.loads(cache.cache_path(r.key).read_text())
     assert entry["key"] == r.key and entry["purpose"] == "unit"
     assert entry["request"]["messages"][0] == {"role": "system", "content": "be brief"}
     assert entry["response"]["text"] == "hello"
-    assert not list(llm.cache_path(r.key).parent.glob(".tmp-*")), "temporary file left behind"
+    assert not list(cache.cache_path(r.key).parent.glob(".tmp-*")), "temporary file left behind"
 
 
 def test_corrupt_entry_is_an_error_naming_the_file(scripted):
     scripted.replies.extend(["one", "two"])
     r = llm.call_llm("q")
-    llm.cache_path(r.key).write_text('{"key": "trunc')
+    cache.cache_path(r.key).write_text('{"key": "trunc')
     with pytest.raises(CacheCorrupt, match=f"corrupt cache entry .*{r.key}.json: not valid JSON"):
         llm.call_llm("q")
     assert len(scripted.requests) == 1          # never silently re-recorded
-    llm.cache_path(r.key).unlink()              # deleting it records the call again
+    cache.cache_path(r.key).unlink()              # deleting it records the call again
     again = llm.call_llm("q")
     assert (again.text, again.cached) == ("two", False)
 
@@ -110,7 +110,7 @@ def test_unreachable_endpoint_is_one_line(tmp_cache, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # discard port: nothing listens
     monkeypatch.setenv("OPENAI_API_KEY", "x")
     config.reload()
-    llm._clients.clear()
+    backend._clients.clear()
     with pytest.raises(BackendUnavailable, match="cannot reach the model endpoint"):
         llm._call_model({"messages": [{"role": "user", "content": "hi"}], "temperature": 0,
                          "max_tokens": 5, "seed": 0})
