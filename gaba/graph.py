@@ -112,22 +112,58 @@ def _norm(text: str) -> str:
         .replace("\u201d", '"').casefold()
 
 
-def _aliases(G, node) -> list[str]:
-    raw = G.nodes[node].get("aliases") or []
+def _alias_list(raw) -> list[str]:
     if isinstance(raw, str):
         raw = [raw]
-    return [a for a in raw if isinstance(a, str) and a.strip()]
+    return [a for a in raw or [] if isinstance(a, str) and a.strip()]
+
+
+def _aliases(G, node) -> list[str]:
+    return _alias_list(G.nodes[node].get("aliases"))
+
+
+def _is_store(G) -> bool:
+    """True for a :class:`gaba.store.FalkorStore`, which keeps its own (cached) name table."""
+    return getattr(G, "_gaba_store", False) is True
+
+
+def name_key(text: str) -> str:
+    """The form a name is looked up by: stripped, case-folded, quotes straightened.
+
+    Examples
+    --------
+    >>> name_key(" Kestrel Motors\u2019 ")
+    "kestrel motors'"
+    """
+    return _norm(text.strip())
+
+
+def build_name_table(rows: Iterable[tuple[str, object]]) -> dict[str, str]:
+    """``{name_key(surface form): node}`` from ``(node, aliases)`` rows; a node's own name wins over aliases.
+
+    The one name table of the package: :func:`find_entities`, :func:`resolve_entity`,
+    :func:`gaba.traversal.resolve` and :meth:`gaba.store.FalkorStore.name_table` all use it.
+
+    Examples
+    --------
+    >>> build_name_table([("Kestrel Motors", ["Kestrel"]), ("Kestrel", None)])     # the node wins
+    {'kestrel': 'Kestrel', 'kestrel motors': 'Kestrel Motors'}
+    """
+    rows = sorted(rows, key=lambda row: str(row[0]))
+    table: dict[str, str] = {}
+    for node, raw in rows:
+        for alias in _alias_list(raw):
+            table.setdefault(name_key(alias), node)
+    for node, _ in rows:
+        table[name_key(str(node))] = node
+    return table
 
 
 def _name_table(G) -> dict[str, str]:
-    """Every surface form (normalized) -> canonical node name. A node's own name wins over aliases."""
-    table: dict[str, str] = {}
-    for node in sorted(G.nodes, key=str):
-        for alias in _aliases(G, node):
-            table.setdefault(_norm(alias.strip()), node)
-    for node in sorted(G.nodes, key=str):
-        table[_norm(str(node).strip())] = node
-    return table
+    """The name table of a NetworkX graph (nodes' ``aliases`` attribute) or of a FalkorStore."""
+    if _is_store(G):
+        return G.name_table()
+    return build_name_table((node, G.nodes[node].get("aliases")) for node in G.nodes)
 
 
 def resolve_entity(G, name: str) -> str:
@@ -150,7 +186,7 @@ def resolve_entity(G, name: str) -> str:
         return name
     if not isinstance(name, str):
         raise TypeError(f"an entity name must be a string, got {type(name).__name__}")
-    hit = _name_table(G).get(_norm(name.strip()))
+    hit = _name_table(G).get(name_key(name))
     if hit is not None:
         return hit
     names = sorted(str(n) for n in G.nodes)
@@ -181,7 +217,7 @@ def find_entities(question: str, G) -> list[str]:
     Parameters
     ----------
     question : str
-    G : networkx graph
+    G : networkx graph or gaba.store.FalkorStore
         Nodes may carry an ``aliases`` attribute (a list of other names).
 
     Returns
@@ -199,7 +235,8 @@ def find_entities(question: str, G) -> list[str]:
     >>> find_entities("What is the weather?", G)
     []
     """
-    _check_graph(G)
+    if not _is_store(G):
+        _check_graph(G)
     if not isinstance(question, str):
         raise TypeError(f"question must be a string, got {type(question).__name__}")
     text = _norm(question)
