@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from .data.westeros import synthetic_genealogy
-from .graph import gather_facts
-from .paths import _is_store, neighbors, paths_between
+from .graph import _is_store, gather_facts
+from .paths import neighbors, paths_between
 
 #: Relation labels of the scale-free graph (a knowledge graph has typed edges).
 SCALE_FREE_RELATIONS = ("PARTNERS_WITH", "SUPPLIES_TO", "INVESTS_IN", "COMPETES_WITH")

@@ -6,7 +6,7 @@ the cache key of every call that uses it (a deliberate cache miss). Taught in ch
 a knowledge graph" (extraction) and chapter "Graph RAG and multi-hop reasoning" (answering).
 
 Sections, one per module that uses them: extraction (gaba.extract), answering (gaba.rag),
-paths (gaba.paths / gaba.store pipeline), communities and routing (gaba.communities),
+paths (gaba.multihop pipeline), communities and routing (gaba.communities),
 evaluation (gaba.evaluate), labs (gaba.labs).
 """
 from __future__ import annotations
@@ -126,16 +126,16 @@ Use only the passages above. The answer may need two facts that share an entity:
 
 # === end answering ===
 
-# === paths (gaba.paths / gaba.store explain pipeline) ===
+# === paths (gaba.multihop explain pipeline) ===
 
-#: System message of :func:`gaba.paths.multi_hop_query`.
+#: System message of :func:`gaba.multihop.multi_hop_query`.
 PATHS_SYSTEM = ("You explain how two people in a family graph are related. Use only the facts "
                 "you are given. Answer in one or two sentences.")
 
-#: The explain step of :func:`gaba.paths.multi_hop_query`; ``{paths}`` comes from
-#: :func:`gaba.paths.format_paths`: numbered paths, best first, each ending in its chain
+#: The explain step of :func:`gaba.multihop.multi_hop_query`; ``{paths}`` comes from
+#: :func:`gaba.multihop.format_paths`: numbered paths, best first, each ending in its chain
 #: ("So Daenerys Targaryen is Jon Snow's father's sister") and, where English has one, the
-#: kinship word in both directions, computed by gaba.paths.kinship.
+#: kinship word in both directions, computed by gaba.data.kinship.kinship.
 PATHS_EXPLAIN = """Question: {question}
 
 Paths in the family graph, best first:

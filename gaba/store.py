@@ -21,8 +21,8 @@ graph and gives the same paths; its methods ``paths_between``, ``top_paths``, ``
 Neighbourhoods are found breadth-first, one query per hop over the newly reached nodes, so a dense
 graph costs its nodes and edges, not its (exponentially many) paths. Path queries keep only simple
 paths inside Cypher, so ``limit`` counts the paths returned; ``limit=None`` is capped at
-:data:`gaba.paths.MAX_PATHS`, and a cut result says so (``stats.truncated``, plus a
-:class:`~gaba.paths.TruncatedResult` warning at the cap) - the same rules as on NetworkX.
+:data:`gaba.traversal.MAX_PATHS`, and a cut result says so (``stats.truncated``, plus a
+:class:`~gaba.traversal.TruncatedResult` warning at the cap) - the same rules as on NetworkX.
 
 Examples
 --------
@@ -56,8 +56,12 @@ from typing import Any
 
 from .errors import StoreError
 from . import paths as _paths
-# the cap and the warning are shared with the NetworkX backend (gaba.paths); named here too
-from .paths import MAX_PATHS, TruncatedResult  # noqa: F401
+from . import traversal as _traversal
+from .graph import build_name_table
+from .nxpaths import Clock, nx_cycle_length
+# the cap and the warning are shared with the NetworkX backend (gaba.traversal); named here too
+from .traversal import MAX_PATHS, TruncatedResult  # noqa: F401
+from .traversal import Neighborhood, Path, PathResult, TraversalStats, _check_timeout, _warn_capped
 
 #: Graph name used when none is given.
 DEFAULT_GRAPH = "westeros"
@@ -467,7 +471,7 @@ class FalkorStore:
         if params is not None and (not isinstance(params, dict)
                                    or not all(isinstance(k, str) and _PROP_RE.match(k) for k in params)):
             raise ValueError("params must be a dict whose keys are parameter names like 'name'.")
-        timeout = _paths._check_timeout(timeout)
+        timeout = _check_timeout(timeout)
         graph = self._client(timeout).select_graph(self.graph_name)
         t0 = time.perf_counter()
         try:
@@ -588,19 +592,13 @@ class FalkorStore:
 
     # lookups used by gaba.paths ----------------------------------------------------------------
     def name_table(self) -> dict[str, str]:
-        """lower-cased name or alias -> name (cached until the next load)."""
+        """Name or alias (:func:`gaba.graph.name_key`) -> name (cached until the next load)."""
         if self._names is None:
             rows = self.query(f"MATCH (c:{self.label}) RETURN c.name, c.aliases", timeout=60).rows
             if not rows:
                 raise StoreError(f"Graph {self.graph_name!r} is empty; load it first, e.g. "
                                  "store.load_networkx(gaba.data.westeros.load_westeros()).")
-            table: dict[str, str] = {}
-            for name, aliases in rows:
-                for a in aliases or ():
-                    table.setdefault(str(a).lower(), name)
-            for name, _ in rows:
-                table[str(name).lower()] = name
-            self._names = table
+            self._names = build_name_table(rows)
         return self._names
 
     def relation_types(self) -> list[str]:
@@ -629,9 +627,9 @@ class FalkorStore:
                     "[r IN relationships(p) | startNode(r).name] AS starts")
 
     @staticmethod
-    def _to_path(nodes, rels, starts) -> _paths.Path:
+    def _to_path(nodes, rels, starts) -> Path:
         fwd = tuple(starts[i] == nodes[i] for i in range(len(rels)))
-        return _paths.Path(tuple(nodes), tuple(rels), fwd)
+        return Path(tuple(nodes), tuple(rels), fwd)
 
     def _paths(self, a, b, *, max_depth, direction, rel_types, limit, timeout, cycles):
         """Paths for :func:`gaba.paths.paths_between` (arguments already validated).
@@ -639,15 +637,15 @@ class FalkorStore:
         ``limit`` counts returned paths only: with ``cycles="prune"`` the query itself keeps
         simple paths (no node twice), so its ``LIMIT`` is never spent on rows dropped later. One
         row more than asked for is fetched, so ``stats.truncated`` means more paths existed.
-        ``limit=None`` is capped at :data:`gaba.paths.MAX_PATHS` paths, and ``"detect"`` examines
+        ``limit=None`` is capped at :data:`gaba.traversal.MAX_PATHS` paths, and ``"detect"`` examines
         at most that many walks (``stats.truncated``, plus a
-        :class:`~gaba.paths.TruncatedResult` warning when ``limit=None``) - as on NetworkX.
+        :class:`~gaba.traversal.TruncatedResult` warning when ``limit=None``) - as on NetworkX.
         """
-        stats = _paths.TraversalStats(backend="falkordb")
+        stats = TraversalStats(backend="falkordb")
         label, types = self.label, self._types(rel_types)
         t0 = time.perf_counter()
-        found: list[_paths.Path] = []
-        row_cap = _paths.MAX_PATHS
+        found: list[Path] = []
+        row_cap = _traversal.MAX_PATHS
         cap = int(limit) if limit is not None else row_cap
 
         def left() -> float:
@@ -714,7 +712,7 @@ class FalkorStore:
             stats.timed_out = True
         stats.seconds = time.perf_counter() - t0
         if stats.truncated and limit is None:
-            _paths._warn_capped("paths_between", row_cap)
+            _warn_capped("paths_between", row_cap)
         return found, stats
 
     def _neighbors(self, a, *, depth, direction, rel_types, timeout):
@@ -723,7 +721,7 @@ class FalkorStore:
         on NetworkX, when a simple cycle of at most ``depth`` edges returns to it."""
         import networkx as nx
 
-        stats = _paths.TraversalStats(backend="falkordb")
+        stats = TraversalStats(backend="falkordb")
         t0 = time.perf_counter()
         dist: dict[str, int] = {a: 0}
         seen_edges = nx.MultiDiGraph()     # the edges met, for the start node's shortest cycle
@@ -750,8 +748,8 @@ class FalkorStore:
                 frontier = nxt
             del dist[a]
             rest = timeout - (time.perf_counter() - t0)
-            clock = _paths._Clock(max(rest, 0.001))
-            cyc = _paths._nx_cycle_length(seen_edges, a, int(depth), direction, None, clock)
+            clock = Clock(max(rest, 0.001))
+            cyc = nx_cycle_length(seen_edges, a, int(depth), direction, None, clock)
             if cyc is not None:
                 dist[a] = cyc
         except (QueryTimeout, TimeoutError):
@@ -787,23 +785,23 @@ class FalkorStore:
         return [self._to_path(*row) for row in self.query(q, {"a": a, "b": b}, timeout=timeout).rows]
 
     # the path API as methods -------------------------------------------------------------------
-    def paths_between(self, a: str, b: str, **kwargs) -> _paths.PathResult:
+    def paths_between(self, a: str, b: str, **kwargs) -> PathResult:
         """:func:`gaba.paths.paths_between` on this store."""
         return _paths.paths_between(self, a, b, **kwargs)
 
-    def top_paths(self, a: str, b: str, **kwargs) -> _paths.PathResult:
+    def top_paths(self, a: str, b: str, **kwargs) -> PathResult:
         """:func:`gaba.paths.top_paths` on this store."""
         return _paths.top_paths(self, a, b, **kwargs)
 
-    def beam_search(self, a: str, b: str, **kwargs) -> _paths.PathResult:
+    def beam_search(self, a: str, b: str, **kwargs) -> PathResult:
         """:func:`gaba.paths.beam_search` on this store."""
         return _paths.beam_search(self, a, b, **kwargs)
 
-    def shortest_paths(self, a: str, b: str, **kwargs) -> _paths.PathResult:
+    def shortest_paths(self, a: str, b: str, **kwargs) -> PathResult:
         """:func:`gaba.paths.shortest_paths` on this store."""
         return _paths.shortest_paths(self, a, b, **kwargs)
 
-    def neighbors(self, a: str, **kwargs) -> _paths.Neighborhood:
+    def neighbors(self, a: str, **kwargs) -> Neighborhood:
         """:func:`gaba.paths.neighbors` on this store."""
         return _paths.neighbors(self, a, **kwargs)
 

@@ -3,7 +3,7 @@
 Issue 18, probe 5: ``limit`` counted candidates later dropped as cyclic, so on a dense graph
 ``limit=1000`` returned far fewer paths than asked, and ``limit=None`` was bounded only by the
 timeout. Now ``limit`` counts returned paths on both backends, ``stats.truncated`` means more paths
-existed, and ``limit=None`` stops at gaba.paths.MAX_PATHS with a TruncatedResult warning.
+existed, and ``limit=None`` stops at gaba.traversal.MAX_PATHS with a TruncatedResult warning.
 (The FalkorDB side of each probe is in tests/test_faults_store.py.)
 """
 from __future__ import annotations
@@ -15,7 +15,8 @@ import networkx as nx
 import pytest
 
 from gaba import paths as P
-from gaba.paths import TruncatedResult
+from gaba import traversal as T
+from gaba.traversal import TruncatedResult
 from test_faults_store import many_cyclic_rows  # one definition of the cyclic-rows graph
 
 
@@ -72,7 +73,7 @@ def test_truncated_only_when_more_paths_exist():
 
 
 def test_unlimited_is_capped_with_a_warning(k30, monkeypatch):
-    monkeypatch.setattr(P, "MAX_PATHS", 50)
+    monkeypatch.setattr(T, "MAX_PATHS", 50)
     with pytest.warns(TruncatedResult, match=r"stopped at 50 rows.*MAX_PATHS.*incomplete"):
         res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None)
     assert len(res) == 50 and res.stats.truncated
@@ -80,7 +81,7 @@ def test_unlimited_is_capped_with_a_warning(k30, monkeypatch):
 
 @pytest.mark.parametrize("cycles", ["detect", "keep"])
 def test_unlimited_walks_are_capped(k30, monkeypatch, cycles):
-    monkeypatch.setattr(P, "MAX_PATHS", 40)
+    monkeypatch.setattr(T, "MAX_PATHS", 40)
     with pytest.warns(TruncatedResult, match="40 rows"):
         res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None, cycles=cycles)
     assert len(res) <= 40 and res.stats.truncated and res.stats.explored <= 40
@@ -89,7 +90,7 @@ def test_unlimited_walks_are_capped(k30, monkeypatch, cycles):
 def test_detect_examines_at_most_the_cap_even_with_a_limit(monkeypatch):
     """Walks that are all cyclic never fill the limit; the walk cap still stops them, flagged."""
     G = complete(8)
-    monkeypatch.setattr(P, "MAX_PATHS", 200)
+    monkeypatch.setattr(T, "MAX_PATHS", 200)
     with warnings.catch_warnings():
         warnings.simplefilter("error", TruncatedResult)       # a limit was given: no warning
         res = P.paths_between(G, "n00", "n01", max_depth=5, limit=100_000, cycles="detect")

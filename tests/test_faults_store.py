@@ -14,6 +14,7 @@ import pytest
 
 from gaba import paths as P
 from gaba import store as S
+from gaba import traversal as T
 from gaba.errors import StoreError
 from gaba.store import FalkorStore, TruncatedResult
 
@@ -172,7 +173,7 @@ def test_exact_limit_is_not_flagged_on_either_backend(cyclic):
 
 
 def test_cap_parity_with_networkx(k30, monkeypatch):
-    monkeypatch.setattr(P, "MAX_PATHS", 60)
+    monkeypatch.setattr(T, "MAX_PATHS", 60)
     for g in (k30, complete(30)):
         with pytest.warns(TruncatedResult, match="stopped at 60 rows"):
             res = P.paths_between(g, "n00", "n01", max_depth=3, limit=None)
@@ -188,7 +189,7 @@ def test_walk_modes_count_returned_paths(cyclic, cycles):
 # --- limit=None has a hard cap that says so --------------------------------------------------------
 
 def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
-    monkeypatch.setattr(P, "MAX_PATHS", 50)
+    monkeypatch.setattr(T, "MAX_PATHS", 50)
     with pytest.warns(TruncatedResult, match=r"stopped at 50 rows.*MAX_PATHS.*incomplete"):
         res = k30.paths_between("n00", "n01", max_depth=3, limit=None)
     assert len(res) == 50 and res.stats.truncated
@@ -196,7 +197,7 @@ def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
 
 @pytest.mark.parametrize("cycles", ["detect", "keep"])
 def test_unlimited_walks_are_capped(k30, monkeypatch, cycles):
-    monkeypatch.setattr(P, "MAX_PATHS", 40)
+    monkeypatch.setattr(T, "MAX_PATHS", 40)
     with pytest.warns(TruncatedResult, match="40 rows"):
         res = k30.paths_between("n00", "n01", max_depth=3, limit=None, cycles=cycles)
     assert len(res) <= 40 and res.stats.truncated and res.stats.explored <= 40
@@ -210,8 +211,8 @@ def test_complete_unlimited_result_has_no_warning(cyclic):
 
 
 def test_default_cap_is_set():
-    assert 1000 < P.MAX_PATHS <= P.MAX_LIMIT
-    assert S.MAX_PATHS == P.MAX_PATHS and S.TruncatedResult is P.TruncatedResult
+    assert 1000 < T.MAX_PATHS <= T.MAX_LIMIT
+    assert S.MAX_PATHS == T.MAX_PATHS and S.TruncatedResult is T.TruncatedResult
 
 
 # --- connection wording ----------------------------------------------------------------------------

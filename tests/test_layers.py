@@ -27,11 +27,11 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("extraction", {"gaba.extract"}),
     # gaba.store builds gaba.paths results (Path, TraversalStats) from its Cypher traversals,
     # so the path algorithms belong to the traversal layer, beside the graph they walk.
-    ("graph and traversal", {"gaba.graph", "gaba.store", "gaba.paths"}),
+    ("graph and traversal", {"gaba.graph", "gaba.traversal", "gaba.nxpaths", "gaba.paths", "gaba.store"}),
     ("linking, ranking, answering, communities",
-     {"gaba.link", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.communities", "gaba.routing"}),
+     {"gaba.link", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.multihop", "gaba.communities", "gaba.routing"}),
     ("evaluation and benchmarks", {"gaba.evaluate", "gaba.scaling", "gaba.bench", "gaba.costs"}),
-    ("widgets, labs, book, command line", {"gaba.widgets", "gaba.labs", "gaba.book", "gaba.__main__"}),
+    ("widgets, labs, book, command line", {"gaba.widgets", "gaba.figures", "gaba.labs", "gaba.book", "gaba.__main__"}),
 ]
 
 #: Imports of gaba modules allowed inside a function: (importer, imported) -> why.

@@ -7,9 +7,13 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
+from gaba import multihop as M
 from gaba import paths as P
+from gaba import traversal as T
+from gaba.data import kinship as K
 from gaba.data.westeros import PARENT_RELATIONS, load_westeros
 from gaba.errors import EntityNotFound, NoPath
+from gaba.graph import find_entities
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +42,9 @@ def test_explosion_grows_with_depth(G):
 
 
 def test_score_arithmetic(G):
-    family = P.Path(("Arya Stark", "Sansa Stark", "Tyrion Lannister"), ("SIBLING_OF", "MARRIED_TO"),
+    family = T.Path(("Arya Stark", "Sansa Stark", "Tyrion Lannister"), ("SIBLING_OF", "MARRIED_TO"),
                     (True, False))
-    weak = P.Path(("Arya Stark", "Hot Pie", "Masha Heddle", "Tyrion Lannister"),
+    weak = T.Path(("Arya Stark", "Hot Pie", "Masha Heddle", "Tyrion Lannister"),
                   ("MET_ONCE", "WORKED_WITH", "SERVED"), (True, True, True))
     assert P.score_path(family) == pytest.approx(0.8 ** 2 * 0.8 * 0.9)
     assert P.score_path(weak) == pytest.approx(0.8 ** 3 * 0.1 ** 3)
@@ -50,7 +54,7 @@ def test_score_arithmetic(G):
     found = {(p.nodes, p.rels) for p in P.paths_between(G, "Arya", "Tyrion", max_depth=3, limit=None)}
     assert (family.nodes, family.rels) in found and (weak.nodes, weak.rels) in found
     # an unknown relation type scores the default weight
-    assert P.score_path(P.Path(("a", "b"), ("KNOWS",), (True,))) == pytest.approx(0.8 * P.DEFAULT_WEIGHT)
+    assert P.score_path(T.Path(("a", "b"), ("KNOWS",), (True,))) == pytest.approx(0.8 * P.DEFAULT_WEIGHT)
     with pytest.raises(ValueError):
         P.score_path(family, decay=0)
 
@@ -143,13 +147,13 @@ def test_direction_changes_paths(G):
 
 def test_roles_and_sentences(G):
     p = P.top_paths(G, "Arya Stark", "Tyrion Lannister", k=1).paths[0]
-    genders = P.node_attribute(G, p.nodes, "gender")
-    assert P.path_roles(p, genders) == ["sister", "husband"]
-    assert P.path_roles(p) == ["sibling", "spouse"]
-    assert [P.relation_sentence(*e) for e in p.edges()] == [
+    genders = T.node_attribute(G, p.nodes, "gender")
+    assert K.path_roles(p, genders) == ["sister", "husband"]
+    assert K.path_roles(p) == ["sibling", "spouse"]
+    assert [K.relation_sentence(*e) for e in p.edges()] == [
         "Arya Stark is a sibling of Sansa Stark.", "Sansa Stark married Tyrion Lannister."]
-    up = P.Path(("Jon Snow", "Eddard Stark"), ("FOSTERED",), (False,))
-    assert P.path_roles(up, {"Eddard Stark": "male"}) == ["foster father"]
+    up = T.Path(("Jon Snow", "Eddard Stark"), ("FOSTERED",), (False,))
+    assert K.path_roles(up, {"Eddard Stark": "male"}) == ["foster father"]
 
 
 def best_family_path(G, a, b, depth=3):
@@ -167,23 +171,23 @@ def best_family_path(G, a, b, depth=3):
 ])
 def test_kinship_words(G, a, b, words):
     p = best_family_path(G, a, b)
-    assert P.kinship(p, P.node_attribute(G, p.nodes, "gender")) == words
+    assert K.kinship(p, T.node_attribute(G, p.nodes, "gender")) == words
 
 
 def test_kinship_unknown_chains(G):
     p = best_family_path(G, "Bran Stark", "Jaime Lannister")     # sister's husband's brother
-    assert P.kinship(p) is None
-    weak = P.Path(("Arya Stark", "Hot Pie"), ("MET_ONCE",), (True,))
-    assert P.kinship(weak) is None
-    assert P.kinship(P.Path(("a", "b"), ("FATHER_OF",), (False,))) == ("parent", "child")
+    assert K.kinship(p) is None
+    weak = T.Path(("Arya Stark", "Hot Pie"), ("MET_ONCE",), (True,))
+    assert K.kinship(weak) is None
+    assert K.kinship(T.Path(("a", "b"), ("FATHER_OF",), (False,))) == ("parent", "child")
 
 
 def test_resolve_and_find(G):
-    assert P.resolve(G, "dany") == "Daenerys Targaryen"
-    assert P.resolve(G, "  jon   SNOW ") == "Jon Snow"
-    assert P.find_entities(G, "How is Arya related to Tyrion Lannister?") == ["Arya Stark", "Tyrion Lannister"]
-    assert P.classify_query(G, "How is Jon Snow related to Daenerys?")[0] == "multi-hop"
-    assert P.classify_query(G, "What is the capital of France?") == ("unknown", [])
+    assert T.resolve(G, "dany") == "Daenerys Targaryen"
+    assert T.resolve(G, "  jon   SNOW ") == "Jon Snow"
+    assert find_entities("How is Arya related to Tyrion Lannister?", G) == ["Arya Stark", "Tyrion Lannister"]
+    assert M.classify_query(G, "How is Jon Snow related to Daenerys?")[0] == "multi-hop"
+    assert M.classify_query(G, "What is the capital of France?") == ("unknown", [])
 
 
 def test_unknown_character_suggests(G):
@@ -193,7 +197,7 @@ def test_unknown_character_suggests(G):
     with pytest.raises(EntityNotFound):
         P.neighbors(G, "")
     with pytest.raises(EntityNotFound):
-        P.resolve(G, None)
+        T.resolve(G, None)
 
 
 def test_injection_like_name_is_just_unknown(G):
@@ -205,7 +209,7 @@ def test_injection_like_name_is_just_unknown(G):
 
 # --- options -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("depth, exc", [(0, ValueError), (-2, ValueError), (P.MAX_DEPTH + 1, ValueError),
+@pytest.mark.parametrize("depth, exc", [(0, ValueError), (-2, ValueError), (T.MAX_DEPTH + 1, ValueError),
                                         (10**6, ValueError), (2.5, TypeError), (True, TypeError),
                                         ("3", TypeError)])
 def test_bad_depth(G, depth, exc):
@@ -242,19 +246,19 @@ def test_timeout_is_reported(G):
 
 
 def test_pipeline_without_model(G):
-    ans = P.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False)
+    ans = M.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False)
     assert ans.kind == "multi-hop" and ans.entities == ["Jon Snow", "Daenerys Targaryen"]
     assert ans.context.splitlines()[0] == (
         "Path 1 (score 0.512): Jon Snow's father is Rhaegar Targaryen. Rhaegar Targaryen's sister is "
         "Daenerys Targaryen. So Daenerys Targaryen is Jon Snow's father's sister, Jon Snow's aunt, "
         "and Jon Snow is Daenerys Targaryen's nephew.")
-    plain = P.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False, kinship_words=False)
+    plain = M.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False, kinship_words=False)
     assert plain.context.splitlines()[0].endswith("So Daenerys Targaryen is Jon Snow's father's sister.")
     assert len(ans.context.splitlines()) == 3
     assert ans.stats.explored == 49 and ans.stats.returned == 10
     with pytest.raises(EntityNotFound):
-        P.multi_hop_query(G, "Who won the football cup?", explain=False)
-    single = P.multi_hop_query(G, "Who are Jon Snow's parents?", explain=False)
+        M.multi_hop_query(G, "Who won the football cup?", explain=False)
+    single = M.multi_hop_query(G, "Who are Jon Snow's parents?", explain=False)
     assert single.kind == "single-hop"
     assert single.context.splitlines()[:2] == ["Path 1 (score 0.800): Jon Snow's mother is Lyanna Stark.",
                                                "Path 2 (score 0.800): Jon Snow's father is Rhaegar Targaryen."]
@@ -262,7 +266,7 @@ def test_pipeline_without_model(G):
 
 def test_pipeline_explains_with_one_call(G, scripted):
     scripted.replies.append("Jon Snow is Daenerys Targaryen's nephew.")
-    ans = P.multi_hop_query(G, "How is Jon Snow related to Daenerys?")
+    ans = M.multi_hop_query(G, "How is Jon Snow related to Daenerys?")
     assert ans.answer == "Jon Snow is Daenerys Targaryen's nephew."
     assert len(scripted.requests) == 1
     prompt = scripted.requests[0]["messages"][-1]["content"]

@@ -16,7 +16,9 @@ import time
 import networkx as nx
 import pytest
 
+from gaba import multihop as M
 from gaba import paths as P
+from gaba import traversal as T
 from gaba.data.westeros import PARENT_RELATIONS, load_westeros
 from gaba.errors import EntityNotFound, StoreError
 from gaba.store import EmbeddedServer, FalkorStore, QueryTimeout, open_store
@@ -51,7 +53,7 @@ def _pid_alive(pid: int) -> bool:
 
 def test_load_counts(store, G):
     assert store.counts() == (G.number_of_nodes(), G.number_of_edges())
-    assert store.relation_types() == P.relation_types(G)
+    assert store.relation_types() == T.relation_types(G)
     idx = store.query("CALL db.indexes()").rows
     assert any(r[0] == "Character" and "name" in r[1] for r in idx)
 
@@ -113,8 +115,8 @@ def test_seed_numbers_on_falkordb(store):
 
 
 def test_pipeline_on_falkordb(store, G):
-    a = P.multi_hop_query(store, "How is Jon Snow related to Daenerys?", explain=False)
-    b = P.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False)
+    a = M.multi_hop_query(store, "How is Jon Snow related to Daenerys?", explain=False)
+    b = M.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False)
     assert a.context == b.context and a.stats.backend == "falkordb"
 
 

@@ -9,6 +9,7 @@ Submodules (imported lazily, so ``import gaba.data`` is cheap):
 - :mod:`gaba.data.synthetic` - a generator of fictional company news with planted multi-hop
   chains and distractors, with exact gold triples;
 - :mod:`gaba.data.westeros` - the family graph of the great houses and a genealogy generator;
+- :mod:`gaba.data.kinship` - kinship words for paths through that family graph;
 - :mod:`gaba.data.greenhouse` - the small greenhouse corpus of "Multi-hop from scratch";
 - :mod:`gaba.data.transfer` - small corpora in other domains, with their questions;
 - :mod:`gaba.data.cases` - :class:`~gaba.data.cases.Case`, one evaluation question.

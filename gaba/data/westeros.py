@@ -68,6 +68,26 @@ RELATIONS: dict[str, Relation] = {r.name: r for r in [
 #: Relations that lead from a parent to a child (walk them backwards for ancestors).
 PARENT_RELATIONS = ("FATHER_OF", "MOTHER_OF")
 
+#: Weight of each relation type in :func:`gaba.paths.score_path` (strong family ties near 1, weak ties 0.1).
+EDGE_WEIGHTS: dict[str, float] = {
+    "FATHER_OF": 1.0,
+    "MOTHER_OF": 1.0,
+    "MARRIED_TO": 0.9,
+    "SIBLING_OF": 0.8,
+    "LOVER_OF": 0.7,
+    "FOSTERED": 0.6,
+    "BETROTHED_TO": 0.5,
+    "SERVED": 0.1,
+    "WORKED_WITH": 0.1,
+    "MET_ONCE": 0.1,
+}
+
+
+def is_symmetric(rel: str) -> bool:
+    """True for a relation stored once that reads the same both ways (``SIBLING_OF``, ``MARRIED_TO``, ...)."""
+    r = RELATIONS.get(rel)
+    return bool(r and r.symmetric)
+
 
 def _split_aliases(text: str) -> list[str]:
     return [a.strip() for a in (text or "").split(";") if a.strip()]

@@ -1,0 +1,56 @@
+"""Figures of the chapters drawn with matplotlib.
+
+- :func:`plot_path_growth` - path counts against depth on a log axis (chapter *Multi-hop queries
+  in a graph database*).
+
+Examples
+--------
+>>> ax = plot_path_growth([1, 2, 3], {"paths": [2, 7, 30]}, branching={"3^k": 3})
+>>> ax.get_yscale(), len(ax.lines)
+('log', 2)
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], *,
+                     branching: dict[str, float] | None = None, ax=None):
+    """Path counts against depth on a log axis: measured series and ``b ** k`` reference lines.
+
+    Taught in chapter *Multi-hop queries in a graph database*.
+
+    Parameters
+    ----------
+    depths : sequence of int
+        The depths (x axis).
+    series : dict
+        Label -> measured counts, one per depth (zeros are not drawn on the log axis).
+    branching : dict, optional
+        Label -> branching factor ``b``; each is drawn as the dashed line ``b ** depth``.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4.0))
+    depths = list(depths)
+    markers = "osd^v"
+    for i, (label, counts) in enumerate(series.items()):
+        pts = [(d, c) for d, c in zip(depths, counts) if c and c > 0]
+        if pts:
+            ax.plot([d for d, _ in pts], [c for _, c in pts], marker=markers[i % len(markers)],
+                    label=label)
+    for label, b in (branching or {}).items():
+        ax.plot(depths, [b ** d for d in depths], linestyle="--", linewidth=1, label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel("depth (hops)")
+    ax.set_ylabel("number of paths (log scale)")
+    ax.set_xticks(depths)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax

@@ -1,0 +1,135 @@
+"""The multi-hop question pipeline: classify, find the characters, traverse, format, explain.
+
+Taught in chapter *Multi-hop queries in a graph database*. :func:`multi_hop_query` runs it on a
+NetworkX graph or a :class:`gaba.store.FalkorStore`: the graph finds the answer
+(:func:`gaba.paths.top_paths`), :func:`format_paths` writes the best paths as sentences with
+their kinship words (:mod:`gaba.data.kinship`), and the model only puts them into words.
+
+Examples
+--------
+>>> from gaba.data.westeros import load_westeros
+>>> G = load_westeros()
+>>> classify_query(G, "How is Jon Snow related to Daenerys?")
+('multi-hop', ['Jon Snow', 'Daenerys Targaryen'])
+>>> print(multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False).context.splitlines()[0])
+Path 1 (score 0.512): Jon Snow's father is Rhaegar Targaryen. Rhaegar Targaryen's sister is Daenerys Targaryen. So Daenerys Targaryen is Jon Snow's father's sister, Jon Snow's aunt, and Jon Snow is Daenerys Targaryen's nephew.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from . import prompts
+from .data.kinship import kinship, path_roles
+from .errors import EntityNotFound, NoPath
+from .graph import find_entities
+from .llm import call_llm
+from .paths import expand, neighbors, rank_paths, top_paths
+from .traversal import Path, TraversalStats, node_attribute, suggest
+
+
+def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
+                 genders: dict[str, str] | None = None, *, kinship_words: bool = True) -> str:
+    """Number the paths and write each one from its first person's point of view.
+
+    Each path becomes one sentence per hop (``Jon Snow's father is Rhaegar Targaryen.``) and a
+    summary of the whole chain (``So Daenerys Targaryen is Jon Snow's father's sister``). With
+    ``kinship_words`` (default), a chain that English names gets its kinship word in both
+    directions (``..., his aunt, and Jon Snow is Daenerys Targaryen's nephew.``), computed by
+    :func:`gaba.data.kinship.kinship` rather than left to the model. This is the context handed to the model by
+    :func:`multi_hop_query`.
+    """
+    lines = []
+    for i, p in enumerate(paths, start=1):
+        roles = path_roles(p, genders)
+        steps = [f"{p.nodes[j]}'s {roles[j]} is {p.nodes[j + 1]}." for j in range(p.hops)]
+        head = f"Path {i}" + (f" (score {scores[i - 1]:.3f})" if scores is not None else "")
+        chain = "'s ".join(roles)
+        summary = f"So {p.end} is {p.start}'s {chain}"
+        kin = kinship(p, genders) if kinship_words else None
+        if kin is not None and p.hops > 1:
+            summary += f", {p.start}'s {kin[0]}, and {p.start} is {p.end}'s {kin[1]}"
+        summary += "."
+        lines.append(f"{head}: " + " ".join(steps) + (f" {summary}" if p.hops > 1 else ""))
+    return "\n".join(lines)
+
+
+@dataclasses.dataclass
+class HopAnswer:
+    """What :func:`multi_hop_query` returns."""
+
+    question: str
+    kind: str                      # "multi-hop", "single-hop" or "unknown"
+    entities: list[str]            # characters found in the question
+    paths: list[Path]              # the ranked paths handed to the model
+    scores: list[float]
+    context: str                   # the formatted paths, exactly as in the prompt
+    answer: str                    # the model's explanation (or why there is none)
+    stats: TraversalStats
+    llm: Any = None                # the gaba.llm.Response, when the model was called
+
+
+def classify_query(G: Any, question: str) -> tuple[str, list[str]]:
+    """``("multi-hop" | "single-hop" | "unknown", characters named)`` for a question.
+
+    Two characters ask for a connection (multi-hop); one character asks about that character's
+    direct relations (single-hop); none means the graph cannot help.
+
+    Examples
+    --------
+    >>> from gaba.data.westeros import load_westeros
+    >>> classify_query(load_westeros(), "Who is Jon Snow's father?")
+    ('single-hop', ['Jon Snow'])
+    """
+    ents = find_entities(question, G)
+    kind = "multi-hop" if len(ents) >= 2 else "single-hop" if ents else "unknown"
+    return kind, ents
+
+
+def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: int = 10,
+                    top: int = 3, limit: int = 1000, timeout: float = 10.0,
+                    explain: bool = True, max_tokens: int = 120,
+                    kinship_words: bool = True) -> HopAnswer:
+    """The whole pipeline: classify, find the characters, traverse, format the paths, explain.
+
+    Taught in chapter *Multi-hop queries in a graph database*.
+
+    The graph finds the answer; the model only puts the best ``top`` paths into words (one
+    :func:`gaba.llm.call_llm` call, with the prompt of :mod:`gaba.prompts`, recorded in the
+    cache). Traversal statistics come back with the answer. ``explain=False`` skips the model.
+
+    Raises
+    ------
+    EntityNotFound
+        The question names no known character.
+    NoPath
+        Two characters were found but nothing connects them within ``max_depth`` hops.
+    """
+    kind, ents = classify_query(G, question)
+    if kind == "unknown":
+        raise EntityNotFound(f"The question {question!r} names no character of this graph; name "
+                             f"one, for example {', '.join(repr(s) for s in suggest(G, question))}.")
+    if kind == "multi-hop":
+        res = top_paths(G, ents[0], ents[1], k=beam_width, max_depth=max_depth, limit=limit,
+                        timeout=timeout)
+        if not res.paths:
+            raise NoPath(f"No path between {ents[0]!r} and {ents[1]!r} within {max_depth} hops"
+                         + (" (the traversal timed out)" if res.stats.timed_out else "") + ".")
+        paths, scores = res.paths[:top], (res.scores or [])[:top]
+        stats = res.stats
+    else:
+        hood = neighbors(G, ents[0], depth=1, timeout=timeout)
+        steps = expand(G, [ents[0]], "both", None, timeout)[ents[0]]
+        ranked = rank_paths([Path((ents[0], n), (r,), (f,)) for n, r, f in steps], k=beam_width)
+        paths, scores = [p for p, _ in ranked], [s for _, s in ranked]
+        stats = hood.stats
+    genders = node_attribute(G, {n for p in paths for n in p.nodes}, "gender")
+    context = format_paths(paths, scores, genders, kinship_words=kinship_words)
+    if not explain:
+        return HopAnswer(question, kind, ents, paths, scores, context, "", stats)
+    template = prompts.PATHS_EXPLAIN if kinship_words else prompts.PATHS_EXPLAIN_CHAIN
+    resp = call_llm(template.format(question=question.strip(), paths=context),
+                    system=prompts.PATHS_SYSTEM, max_tokens=max_tokens,
+                    purpose=f"paths: explain {question.strip()[:60]}")
+    return HopAnswer(question, kind, ents, paths, scores, context, resp.text.strip(), stats, resp)

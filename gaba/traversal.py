@@ -1,0 +1,352 @@
+"""What a path query gives back and what it accepts: paths, results, limits, argument checks, names.
+
+Taught in chapter *Multi-hop queries in a graph database*. Both backends of :mod:`gaba.paths` (a
+NetworkX graph, through :mod:`gaba.nxpaths`, and a :class:`gaba.store.FalkorStore`) return these
+types and apply these rules, so they give the same answers:
+
+- :class:`Path` (with :class:`PathResult` and :class:`Neighborhood`) and the
+  :class:`TraversalStats` of how it was found;
+- the limits :data:`MAX_DEPTH`, :data:`MAX_LIMIT`, :data:`MAX_PATHS`, :data:`MAX_TIMEOUT`, checked
+  before anything is queried;
+- :func:`resolve` and :func:`suggest`: a name or alias (any case) to its node, through the name
+  table of :func:`gaba.graph.build_name_table`.
+
+Examples
+--------
+>>> from gaba.data.westeros import load_westeros
+>>> p = Path(("Jon Snow", "Rhaegar Targaryen"), ("FATHER_OF",), (False,))
+>>> print(p), p.hops
+Jon Snow <-FATHER_OF- Rhaegar Targaryen
+(None, 1)
+>>> resolve(load_westeros(), "dany")
+'Daenerys Targaryen'
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import re
+import warnings
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .data.westeros import is_symmetric
+from .errors import EntityNotFound
+from .graph import _is_store, _name_table, name_key
+
+#: Deepest traversal accepted: path counts grow like (branching factor) ** depth.
+MAX_DEPTH = 8
+#: Largest ``limit`` accepted.
+MAX_LIMIT = 1_000_000
+#: Hard cap on the paths one :func:`~gaba.paths.paths_between` call returns when ``limit=None``,
+#: and on the walks ``cycles="detect"`` examines, on both backends: without it memory would be bounded only
+#: by the time limit. A result stopped by it has ``stats.truncated`` set and a
+#: :class:`TruncatedResult` warning (when ``limit=None``) names the cap.
+MAX_PATHS = 100_000
+#: Longest ``timeout`` accepted, in seconds.
+MAX_TIMEOUT = 600.0
+#: The three directions of a traversal.
+DIRECTIONS = ("out", "in", "both")
+CYCLE_MODES = ("prune", "detect", "keep")
+_REL_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+
+
+# --- results ---------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Path:
+    """A path (or walk) through the graph: ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``.
+
+    ``forward[i]`` is True when the stored edge points from ``nodes[i]`` to ``nodes[i+1]``.
+    """
+
+    nodes: tuple[str, ...]
+    rels: tuple[str, ...] = ()
+    forward: tuple[bool, ...] = ()
+
+    @property
+    def hops(self) -> int:
+        """Number of edges."""
+        return len(self.rels)
+
+    @property
+    def start(self) -> str:
+        return self.nodes[0]
+
+    @property
+    def end(self) -> str:
+        return self.nodes[-1]
+
+    @property
+    def is_cyclic(self) -> bool:
+        """True if a node appears twice (the walk went round a cycle)."""
+        return len(set(self.nodes)) != len(self.nodes)
+
+    def key(self) -> tuple:
+        """A hashable identity; equal keys mean the same path on any backend."""
+        return (self.nodes, self.rels, self.forward)
+
+    def extend(self, node: str, rel: str, forward: bool) -> Path:
+        return Path(self.nodes + (node,), self.rels + (rel,), self.forward + (forward,))
+
+    def edges(self) -> list[tuple[str, str, str]]:
+        """The edges as stored, ``(source, relation, target)``."""
+        out = []
+        for i, rel in enumerate(self.rels):
+            a, b = self.nodes[i], self.nodes[i + 1]
+            out.append((a, rel, b) if self.forward[i] else (b, rel, a))
+        return out
+
+    def __len__(self) -> int:
+        return self.hops
+
+    def __str__(self) -> str:
+        parts = [self.nodes[0]]
+        for i, rel in enumerate(self.rels):
+            arrow = f" -{rel}-> " if self.forward[i] else f" <-{rel}- "
+            if is_symmetric(rel):
+                arrow = f" -{rel}- "
+            parts.append(arrow + self.nodes[i + 1])
+        return "".join(parts)
+
+
+@dataclasses.dataclass
+class TraversalStats:
+    """What a traversal did.
+
+    ``explored`` counts the candidate paths (or walks) that reached the target (for
+    :func:`~gaba.paths.beam_search`: the partial paths it scored; for :func:`~gaba.paths.neighbors`: the nodes reached);
+    ``cyclic_pruned`` those dropped because they visit a node twice; ``returned`` what the
+    caller got back. ``truncated`` is True when more paths existed than were returned (``limit``,
+    or :data:`MAX_PATHS` for ``limit=None``, stopped the enumeration; the same rule on both
+    backends), and ``timed_out`` when ``timeout`` stopped it (the result then holds what was found
+    before, possibly nothing).
+    """
+
+    backend: str = "networkx"
+    explored: int = 0
+    cyclic_pruned: int = 0
+    returned: int = 0
+    seconds: float = 0.0
+    timed_out: bool = False
+    truncated: bool = False
+    queries: int = 0              # database round trips (0 on NetworkX)
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def __str__(self) -> str:
+        flags = (" TIMED OUT" if self.timed_out else "") + (" (limit reached)" if self.truncated else "")
+        return (f"{self.backend}: explored {self.explored}, cyclic pruned {self.cyclic_pruned}, "
+                f"returned {self.returned} in {self.seconds * 1000:.1f} ms{flags}")
+
+
+@dataclasses.dataclass
+class PathResult:
+    """Paths plus how they were found. Iterating yields the paths."""
+
+    paths: list[Path]
+    stats: TraversalStats
+    scores: list[float] | None = None      # set by ranking functions, aligned with ``paths``
+
+    def __iter__(self):
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def keys(self) -> set:
+        """The set of path identities (compare backends with it)."""
+        return {p.key() for p in self.paths}
+
+    def to_frame(self):
+        """A pandas DataFrame: one row per path with hops (and score when ranked)."""
+        import pandas as pd
+        rows = [{"path": str(p), "hops": p.hops} for p in self.paths]
+        if self.scores is not None:
+            for r, s in zip(rows, self.scores):
+                r["score"] = s
+        return pd.DataFrame(rows)
+
+
+@dataclasses.dataclass
+class Neighborhood:
+    """Nodes reached from ``start``: ``nodes`` maps each to the fewest hops that reach it."""
+
+    start: str
+    nodes: dict[str, int]
+    stats: TraversalStats
+
+    def names(self) -> list[str]:
+        """Reached nodes sorted by hops, then name."""
+        return sorted(self.nodes, key=lambda n: (self.nodes[n], n))
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.nodes
+
+
+# --- validation ------------------------------------------------------------------------------
+
+class TruncatedResult(UserWarning):
+    """A path query with ``limit=None`` stopped at the hard cap :data:`MAX_PATHS`; the result is
+    incomplete."""
+
+
+def _warn_capped(what: str, cap: int) -> None:
+    warnings.warn(f"{what} stopped at {cap:,} rows, the cap for limit=None (gaba.traversal.MAX_PATHS): "
+                  "the result is incomplete (stats.truncated is set). Pass a limit, a smaller "
+                  "max_depth, or rank with top_paths/beam_search.", TruncatedResult, stacklevel=4)
+
+
+def _check_depth(max_depth: Any, what: str = "max_depth") -> int:
+    if isinstance(max_depth, bool) or not isinstance(max_depth, int):
+        raise TypeError(f"{what} must be an integer number of hops, not {max_depth!r}.")
+    if max_depth < 1:
+        raise ValueError(f"{what}={max_depth} asks for no hops at all; use 1 or more.")
+    if max_depth > MAX_DEPTH:
+        raise ValueError(f"{what}={max_depth} is too deep: the number of paths grows like "
+                         f"(branching factor)**depth, so traversals stop at {MAX_DEPTH} hops "
+                         f"(gaba.paths.MAX_DEPTH). Use a smaller depth, a limit, or beam_search.")
+    return max_depth
+
+
+def _check_limit(limit: Any) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"limit must be an integer or None, not {limit!r}.")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit={limit} must be between 1 and {MAX_LIMIT:,} (or None for no limit).")
+    return limit
+
+
+def _check_timeout(timeout: Any) -> float:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or math.isnan(timeout):
+        raise TypeError(f"timeout must be a number of seconds, not {timeout!r}.")
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise ValueError(f"timeout={timeout} must be more than 0 and at most {MAX_TIMEOUT:g} seconds.")
+    return float(timeout)
+
+
+def _check_direction(direction: Any) -> str:
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction={direction!r} is not one of {DIRECTIONS}: 'out' follows edges "
+                         "as stored (parent to child), 'in' walks them backwards, 'both' ignores direction.")
+    return direction
+
+
+_nx_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _cached(G, what: str, build: Callable[[], Any], *, refresh: bool = False) -> Any:
+    """Per-graph cache of derived tables (relation types, names); ``refresh`` rebuilds it.
+
+    Counting a NetworkX multigraph's edges is linear in their number, so the cache is not keyed
+    on it: callers refresh when a lookup misses (the graph may have changed since).
+    """
+    entry = _nx_cache.setdefault(G, {})
+    if refresh or what not in entry:
+        entry[what] = build()
+    return entry[what]
+
+
+def relation_types(G: Any, *, refresh: bool = False) -> list[str]:
+    """The relation types present in ``G`` (NetworkX graph or FalkorStore), sorted."""
+    if _is_store(G):
+        return G.relation_types()
+    return _cached(G, "relation_types", lambda: sorted(
+        {d.get("relation", k) for _, _, k, d in G.edges(keys=True, data=True)}), refresh=refresh)
+
+
+def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:
+    if rel_types is None:
+        return None
+    if isinstance(rel_types, str):
+        rel_types = [rel_types]
+    rel_types = tuple(sorted(set(rel_types)))
+    if not rel_types:
+        raise ValueError("rel_types is empty; pass None to follow every relation type.")
+    for r in rel_types:
+        if not isinstance(r, str) or not _REL_RE.match(r):
+            raise ValueError(f"relation type {r!r} is not a valid name (upper-case letters, digits, _).")
+    known = set(relation_types(G))
+    if not set(rel_types) <= known and not _is_store(G):
+        known = set(relation_types(G, refresh=True))
+    unknown = [r for r in rel_types if r not in known]
+    if unknown:
+        raise ValueError(f"unknown relation type(s) {unknown}; this graph has: {', '.join(sorted(known))}.")
+    return rel_types
+
+
+def _check_cycles(cycles: Any) -> str:
+    if cycles not in CYCLE_MODES:
+        raise ValueError(f"cycles={cycles!r} is not one of {CYCLE_MODES}.")
+    return cycles
+
+
+# --- names -----------------------------------------------------------------------------------
+
+def _names(G: Any, *, refresh: bool = False) -> dict[str, str]:
+    """The graph's name table (:func:`gaba.graph.build_name_table`), cached per graph."""
+    if _is_store(G):
+        return G.name_table()
+    return _cached(G, "names", lambda: _name_table(G), refresh=refresh)
+
+
+def resolve(G: Any, name: Any) -> str:
+    """Map a name or alias (any case) to the node's canonical name.
+
+    Taught in chapter *Multi-hop queries in a graph database*.
+
+    Raises
+    ------
+    EntityNotFound
+        No such character; the message lists the closest names (fuzzy match).
+
+    Examples
+    --------
+    >>> from gaba.data.westeros import load_westeros
+    >>> resolve(load_westeros(), "dany")
+    'Daenerys Targaryen'
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise EntityNotFound(f"{name!r} is not a character name; pass a non-empty string.")
+    if not _is_store(G) and name in G:
+        return name
+    key = name_key(" ".join(name.split()))
+    hit = _names(G).get(key)
+    if hit is None or (not _is_store(G) and hit not in G):
+        hit = _names(G, refresh=not _is_store(G)).get(key)   # the graph may have changed
+    if hit is not None:
+        return hit
+    raise EntityNotFound(f"No character called {name!r} in this graph. "
+                         f"Did you mean: {', '.join(repr(s) for s in suggest(G, name))}?")
+
+
+def suggest(G: Any, name: str, k: int = 3) -> list[str]:
+    """The ``k`` canonical names closest to ``name`` (fuzzy match on names and aliases)."""
+    table = _names(G)
+    try:
+        from rapidfuzz import fuzz, process
+        hits = process.extract(name.lower(), list(table), scorer=fuzz.WRatio, limit=4 * k)
+        keys = [h[0] for h in hits]
+    except ImportError:  # pragma: no cover - rapidfuzz is pinned
+        keys = difflib.get_close_matches(name.lower(), list(table), n=4 * k, cutoff=0.0)
+    out: list[str] = []
+    for key in keys:
+        if table[key] not in out:
+            out.append(table[key])
+    return out[:k]
+
+
+def node_attribute(G: Any, names: Iterable[str], attr: str) -> dict[str, Any]:
+    """``{name: G.nodes[name][attr]}`` on either backend (missing values are left out)."""
+    names = sorted(set(names))
+    if _is_store(G):
+        return G.node_attribute(names, attr)
+    return {n: G.nodes[n][attr] for n in names if n in G and G.nodes[n].get(attr) is not None}
