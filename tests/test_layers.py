@@ -30,7 +30,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("graph and traversal", {"gaba.graph", "gaba.store", "gaba.paths"}),
     ("linking, ranking, answering, communities",
      {"gaba.link", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.communities", "gaba.routing"}),
-    ("evaluation and benchmarks", {"gaba.evaluate", "gaba.scaling", "gaba.bench", "gaba.costs"}),
+    ("evaluation and benchmarks",
+     {"gaba.evaluate", "gaba.scaling", "gaba.retrieval_eval", "gaba.bench", "gaba.costs"}),
     ("widgets, labs, book, command line", {"gaba.widgets", "gaba.labs", "gaba.book", "gaba.__main__"}),
 ]
 
