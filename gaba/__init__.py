@@ -10,8 +10,8 @@ checks every import):
 3. data - :mod:`gaba.data` and its corpora;
 4. extraction - :mod:`gaba.extract`;
 5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.store`, :mod:`gaba.paths`;
-6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.rank`, :mod:`gaba.answer`,
-   :mod:`gaba.rag`, :mod:`gaba.communities`, :mod:`gaba.routing`;
+6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.relevance`, :mod:`gaba.rank`,
+   :mod:`gaba.answer`, :mod:`gaba.rag`, :mod:`gaba.communities`, :mod:`gaba.routing`;
 7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.scaling`, :mod:`gaba.retrieval_eval`,
    :mod:`gaba.bench`, :mod:`gaba.costs`;
 8. widgets, labs, book, command line - :mod:`gaba.widgets`, :mod:`gaba.labs`, :mod:`gaba.book`,

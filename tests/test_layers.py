@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     # so the path algorithms belong to the traversal layer, beside the graph they walk.
     ("graph and traversal", {"gaba.graph", "gaba.store", "gaba.paths"}),
     ("linking, ranking, answering, communities",
-     {"gaba.link", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.communities", "gaba.routing"}),
+     {"gaba.link", "gaba.relevance", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.communities", "gaba.routing"}),
     ("evaluation and benchmarks",
      {"gaba.evaluate", "gaba.scaling", "gaba.retrieval_eval", "gaba.bench", "gaba.costs"}),
     ("widgets, labs, book, command line", {"gaba.widgets", "gaba.labs", "gaba.book", "gaba.__main__"}),
