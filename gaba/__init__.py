@@ -14,8 +14,8 @@ checks every import):
    :mod:`gaba.answer`, :mod:`gaba.rag`, :mod:`gaba.communities`, :mod:`gaba.routing`;
 7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.scaling`, :mod:`gaba.retrieval_eval`,
    :mod:`gaba.bench`, :mod:`gaba.costs`;
-8. widgets, labs, book, command line - :mod:`gaba.widgets`, :mod:`gaba.labs`, :mod:`gaba.book`,
-   ``python -m gaba``.
+8. widgets, labs, book, command line - :mod:`gaba.hop_layout`, :mod:`gaba.widgets`, :mod:`gaba.labs`,
+   :mod:`gaba.book`, ``python -m gaba``.
 
 Heavy dependencies (the model runtime, the graph database client, widgets, plotting, pandas)
 are imported inside the functions that need them, so ``import gaba`` is cheap.

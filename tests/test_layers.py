@@ -32,7 +32,8 @@ LAYERS: list[tuple[str, set[str]]] = [
      {"gaba.link", "gaba.relevance", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.communities", "gaba.routing"}),
     ("evaluation and benchmarks",
      {"gaba.evaluate", "gaba.scaling", "gaba.retrieval_eval", "gaba.bench", "gaba.costs"}),
-    ("widgets, labs, book, command line", {"gaba.widgets", "gaba.labs", "gaba.book", "gaba.__main__"}),
+    ("widgets, labs, book, command line",
+     {"gaba.hop_layout", "gaba.widgets", "gaba.labs", "gaba.book", "gaba.__main__"}),
 ]
 
 #: Imports of gaba modules allowed inside a function: (importer, imported) -> why.
