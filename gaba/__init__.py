@@ -11,12 +11,12 @@ checks every import):
 4. extraction - :mod:`gaba.extract`;
 5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.traversal`, :mod:`gaba.nxpaths`,
    :mod:`gaba.paths`, :mod:`gaba.store`;
-6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.rank`, :mod:`gaba.answer`,
-   :mod:`gaba.rag`, :mod:`gaba.multihop`, :mod:`gaba.communities`, :mod:`gaba.routing`;
-7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.scaling`, :mod:`gaba.bench`,
-   :mod:`gaba.costs`;
-8. widgets, labs, book, command line - :mod:`gaba.widgets`, :mod:`gaba.figures`, :mod:`gaba.labs`,
-   :mod:`gaba.book`, ``python -m gaba``.
+6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.relevance`, :mod:`gaba.rank`,
+   :mod:`gaba.answer`, :mod:`gaba.rag`, :mod:`gaba.multihop`, :mod:`gaba.communities`, :mod:`gaba.routing`;
+7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.scaling`, :mod:`gaba.retrieval_eval`,
+   :mod:`gaba.bench`, :mod:`gaba.costs`;
+8. widgets, labs, book, command line - :mod:`gaba.hop_layout`, :mod:`gaba.widgets`, :mod:`gaba.figures`,
+   :mod:`gaba.labs`, :mod:`gaba.book`, ``python -m gaba``.
 
 Heavy dependencies (the model runtime, the graph database client, widgets, plotting, pandas)
 are imported inside the functions that need them, so ``import gaba`` is cheap.

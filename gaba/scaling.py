@@ -27,7 +27,7 @@ from .link import LinkingCapped, link_entities, merge_equivalent_nodes
 from .rank import _check_options as _check_ranking
 from .rank import rank_facts
 
-__all__ = ["SYSTEMS", "STYLES", "scaling_experiment", "summarize_scaling", "plot_scaling",
+__all__ = ["SYSTEMS", "STYLES", "scaling_experiment", "summarize_scaling", "plot_scaling", "draw_lines",
            "LINKING_SYSTEMS", "linking_recall"]
 
 #: The systems :func:`scaling_experiment` compares, in display order.
@@ -230,36 +230,15 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
     if hasattr(rows, "to_dict"):
         rows = rows.to_dict("records")
     columns = [y] if isinstance(y, str) else list(y)
-    keys = [series] if isinstance(series, str) else list(series)
     if axes is None:
         _, axes = plt.subplots(1, len(columns), figsize=(6, 4) if len(columns) == 1 else (5.5 * len(columns), 4.2))
     panels = list(np.atleast_1d(axes))
     if len(panels) != len(columns):
         raise ValueError(f"plot_scaling needs one axes per column of y, got {len(panels)} for {columns}")
     styles = STYLES if styles is None else styles
-    groups: dict[str, list[dict]] = {}
-    for r in rows:
-        groups.setdefault(" / ".join(str(r[c]) for c in keys), []).append(r)
-    names = [s for s in styles if s in groups] or sorted(groups)
-    markers = "osD^v<>"
     for i, (ax, col) in enumerate(zip(panels, columns)):
         rate = col == "rate" and all("low" in r and "high" in r for r in rows)
-        for j, name in enumerate(names):
-            pts = sorted((r for r in groups[name] if r.get(col) is not None and r[col] == r[col]),
-                         key=lambda r: r[x])
-            if not pts:
-                continue
-            style = dict(styles.get(name) or {"marker": markers[j % len(markers)]})
-            try:
-                label = style.pop("label", name).format(**pts[0])
-            except (KeyError, IndexError, ValueError):
-                label = name
-            xs, ys = [r[x] for r in pts], [r[col] for r in pts]
-            if rate:
-                yerr = [[r["rate"] - r["low"] for r in pts], [r["high"] - r["rate"] for r in pts]]
-                ax.errorbar(xs, ys, yerr=yerr, capsize=3, label=label, **style)
-            else:
-                ax.plot(xs, ys, label=label, **style)
+        names = draw_lines(ax, rows, x=x, y=col, series=series, styles=styles, interval=rate)
         ax.set_xscale("log")
         if logy if logy is not None else not rate:
             ax.set_yscale("log")
@@ -273,6 +252,44 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
             ax.legend(loc="lower left" if rate else "best", fontsize=8)
         ax.grid(alpha=0.3, which="both")
     return panels[0] if isinstance(y, str) else axes
+
+
+def draw_lines(ax, rows, *, x: str, y: str, series: str | Sequence[str], styles: Mapping[str, dict],
+               interval: bool = False) -> list[str]:
+    """One line of ``y`` against ``x`` per series on ``ax``; the series names drawn.
+
+    ``styles`` as in :func:`plot_scaling` (an empty mapping: every series, sorted, with the colour
+    cycle); ``interval`` draws each row's ``low``/``high`` around its ``rate`` as error bars.
+    Rows whose ``y`` is missing or NaN are skipped.
+
+    >>> import matplotlib.pyplot as plt
+    >>> draw_lines(plt.subplots()[1], [{"n": 1, "ms": 2.0, "who": "a"}], x="n", y="ms", series="who", styles={})
+    ['a']
+    """
+    if hasattr(rows, "to_dict"):
+        rows = rows.to_dict("records")
+    keys = [series] if isinstance(series, str) else list(series)
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(" / ".join(str(r[c]) for c in keys), []).append(r)
+    names = [s for s in styles if s in groups] or sorted(groups)
+    markers = "osD^v<>"
+    for j, name in enumerate(names):
+        pts = sorted((r for r in groups[name] if r.get(y) is not None and r[y] == r[y]), key=lambda r: r[x])
+        if not pts:
+            continue
+        style = dict(styles.get(name) or {"marker": markers[j % len(markers)]})
+        try:
+            label = style.pop("label", name).format(**pts[0])
+        except (KeyError, IndexError, ValueError):
+            label = name
+        xs, ys = [r[x] for r in pts], [r[y] for r in pts]
+        if interval:
+            yerr = [[r["rate"] - r["low"] for r in pts], [r["high"] - r["rate"] for r in pts]]
+            ax.errorbar(xs, ys, yerr=yerr, capsize=3, label=label, **style)
+        else:
+            ax.plot(xs, ys, label=label, **style)
+    return names
 
 
 # --------------------------------------------------------------------------- linking on a benchmark

@@ -1,4 +1,4 @@
-"""Tests of gaba.evaluate: cases, Wilson intervals, trials, rates, the plot and retrieval metrics."""
+"""Tests of gaba.evaluate (cases, Wilson intervals, trials, rates, the plot) and gaba.retrieval_eval."""
 from __future__ import annotations
 
 import math
@@ -7,8 +7,9 @@ import warnings
 import pandas as pd
 import pytest
 
-from gaba.evaluate import (Case, answer_abstain_rates, context_tokens, evidence_recall,
-                           pass_rates, plot_pass_rates, run_eval, score_answer, wilson_interval)
+from gaba.evaluate import (Case, answer_abstain_rates, context_tokens, pass_rates, plot_pass_rates,
+                           run_eval, score_answer, wilson_interval)
+from gaba.retrieval_eval import evidence_recall
 
 
 def refuses(answer: str) -> bool:
@@ -308,7 +309,7 @@ def bag_of_words(texts, kind="passage"):
 
 
 def test_take_within_budget():
-    from gaba.evaluate import take_within_budget
+    from gaba.retrieval_eval import take_within_budget
 
     assert take_within_budget(["a b", "c d e", "f"], 2) == ["a b"]
     assert take_within_budget(["a b c d"], 1) == []
@@ -320,7 +321,7 @@ def test_take_within_budget():
 
 def test_budget_recall_on_the_sample():
     from gaba.data.benchmarks import load_sample, load_sample_triples
-    from gaba.evaluate import budget_recall, retrieval_summary
+    from gaba.retrieval_eval import budget_recall, retrieval_summary
 
     examples = load_sample("2wiki")
     df = budget_recall(examples, budgets=(20, 400), triples=load_sample_triples(),
@@ -339,7 +340,7 @@ def test_budget_recall_on_the_sample():
 
 def test_budget_recall_accepts_a_ranker():
     from gaba.data.benchmarks import load_sample, load_sample_triples
-    from gaba.evaluate import budget_recall
+    from gaba.retrieval_eval import budget_recall
 
     examples = load_sample("2wiki")[:6]
     seen = []
@@ -361,7 +362,7 @@ def test_plot_retrieval():
     import matplotlib
 
     matplotlib.use("Agg")
-    from gaba.evaluate import plot_retrieval
+    from gaba.retrieval_eval import plot_retrieval
 
     s = pd.DataFrame({"size": [14, 140, 14, 140], "method": ["flat", "flat", "graph", "graph"],
                       "rate": [0.8, 0.1, 1.0, 1.0], "low": [0.5, 0.0, 0.7, 0.9],
@@ -378,7 +379,7 @@ def test_context_evidence_on_the_gold_news_graph():
     import networkx as nx
 
     from gaba.data.news import load_documents, load_gold_triples
-    from gaba.evaluate import context_evidence
+    from gaba.retrieval_eval import context_evidence
 
     gold = load_gold_triples()
     G = nx.MultiDiGraph()

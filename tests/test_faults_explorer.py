@@ -13,7 +13,7 @@ import shutil
 import networkx as nx
 import pytest
 
-from gaba import widgets
+from gaba import hop_layout, widgets
 from gaba.graph import gather_facts
 
 SCRIPT = "</script><script>window.__pwned=1</script>"
@@ -94,22 +94,22 @@ def test_large_graph_is_capped_with_a_note():
     for i in range(400):
         G.add_edge(f"n{i:03d}", f"n{(i + 1) % 400:03d}", key="NEXT", relation="NEXT")
         G.add_edge(f"n{i:03d}", f"n{(i * 7) % 400:03d}", key="JUMP", relation="JUMP")
-    data = widgets.explorer_data(G, "n000")
+    data = hop_layout.explorer_data(G, "n000")
     assert data["truncated"]["total_nodes"] == 400
-    assert len(data["nodes"]) <= widgets.MAX_NODES and len(data["facts"]) <= widgets.MAX_FACTS
+    assert len(data["nodes"]) <= hop_layout.MAX_NODES and len(data["facts"]) <= hop_layout.MAX_FACTS
     assert "n000" in {n["name"] for n in data["nodes"]}
     assert "showing the" in data["truncated"]["note"] and "400" in data["truncated"]["note"]
-    small = widgets.explorer_data(G, "n000", max_nodes=10, max_facts=12)
+    small = hop_layout.explorer_data(G, "n000", max_nodes=10, max_facts=12)
     assert len(small["nodes"]) <= 10 and len(small["facts"]) <= 12
 
 
 def test_small_graph_is_not_capped():
-    assert "truncated" not in widgets.explorer_data(hostile_graph())
+    assert "truncated" not in hop_layout.explorer_data(hostile_graph())
 
 
 def test_bad_caps_are_refused():
     with pytest.raises(ValueError, match="max_nodes"):
-        widgets.explorer_data(hostile_graph(), max_nodes=0)
+        hop_layout.explorer_data(hostile_graph(), max_nodes=0)
 
 
 # --- in a browser -------------------------------------------------------------------------------
@@ -199,7 +199,7 @@ def test_browser_capped_graph_shows_the_note(browser, monkeypatch):
     for i in range(60):
         G.add_edge(f"n{i:02d}", f"n{(i + 1) % 60:02d}", key="NEXT", relation="NEXT")
     assert "truncated" not in json.loads(_data_json(widgets.hop_explorer_html(G, "n00")))
-    monkeypatch.setattr(widgets, "MAX_NODES", 12)
+    monkeypatch.setattr(hop_layout, "MAX_NODES", 12)
     capped = widgets.hop_explorer_html(G, "n00")
     page, errors = _load(browser, capped)
     try:

@@ -29,9 +29,12 @@ LAYERS: list[tuple[str, set[str]]] = [
     # so the path algorithms belong to the traversal layer, beside the graph they walk.
     ("graph and traversal", {"gaba.graph", "gaba.traversal", "gaba.nxpaths", "gaba.paths", "gaba.store"}),
     ("linking, ranking, answering, communities",
-     {"gaba.link", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.multihop", "gaba.communities", "gaba.routing"}),
-    ("evaluation and benchmarks", {"gaba.evaluate", "gaba.scaling", "gaba.bench", "gaba.costs"}),
-    ("widgets, labs, book, command line", {"gaba.widgets", "gaba.figures", "gaba.labs", "gaba.book", "gaba.__main__"}),
+     {"gaba.link", "gaba.relevance", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.multihop",
+      "gaba.communities", "gaba.routing"}),
+    ("evaluation and benchmarks",
+     {"gaba.evaluate", "gaba.scaling", "gaba.retrieval_eval", "gaba.bench", "gaba.costs"}),
+    ("widgets, labs, book, command line",
+     {"gaba.hop_layout", "gaba.widgets", "gaba.figures", "gaba.labs", "gaba.book", "gaba.__main__"}),
 ]
 
 #: Imports of gaba modules allowed inside a function: (importer, imported) -> why.

@@ -135,7 +135,7 @@ def test_ppr_is_personalized():
 
 
 def test_ppr_matches_networkx_pagerank(hub):
-    from gaba.rank import _ppr
+    from gaba.relevance import ppr_flow as _ppr
 
     facts = sorted(_facts(hub))
     weights = [1.0 + (i % 3) for i in range(len(facts))]

@@ -1,0 +1,200 @@
+"""What the hop explorer of :mod:`gaba.widgets` shows, computed in Python: layout and reach by hop.
+
+Taught in chapter "Graph RAG and multi-hop reasoning". :func:`explorer_data` lays the graph out
+(``networkx`` Kamada-Kawai, then a seeded spring relaxation), places the labels, and lists for
+every entity the facts first gathered at each hop (:func:`gaba.graph.gather_facts_by_hop`'s walk),
+so the browser only displays: its counts are exactly those of :func:`gaba.graph.gather_facts`.
+A graph over :data:`MAX_NODES` entities or :data:`MAX_FACTS` facts is shown as an excerpt.
+
+Examples
+--------
+>>> import networkx as nx
+>>> G = nx.MultiDiGraph()
+>>> G.add_edge("A", "B", key="R", relation="R")
+'R'
+>>> explorer_data(G, "A")["facts"]
+[['A', 'R', 'B']]
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import deque
+from typing import Any
+
+from .graph import _traverse, fact_evidence, fact_sentence, resolve_entity
+
+__all__ = ["MAX_NODES", "MAX_FACTS", "explorer_data"]
+
+#: Size guard: a graph with more entities or facts than this is shown as the excerpt nearest to
+#: the starting entity, with a visible note (the page would otherwise carry every entity's reach).
+MAX_NODES = 200
+MAX_FACTS = 800
+
+
+def _place_labels(nodes: list[dict], width: int, height: int, *, char_w: float = 5.6,
+                  line_h: float = 11.0, r: float = 9.0) -> None:
+    """Give every node a label position (``lx``, ``ly``, ``anchor``) that avoids the other labels
+    and nodes where it can: greedy, busiest nodes first, trying above, below, right and left."""
+    boxes: list[tuple[float, float, float, float]] = [(n["x"] - r, n["y"] - r, n["x"] + r, n["y"] + r)
+                                                       for n in nodes]
+
+    def overlap(a, b):
+        w = min(a[2], b[2]) - max(a[0], b[0])
+        h = min(a[3], b[3]) - max(a[1], b[1])
+        return max(w, 0) * max(h, 0)
+
+    for n in sorted(nodes, key=lambda n: (n["y"], n["x"])):
+        w = len(n["name"]) * char_w
+        x, y = n["x"], n["y"]
+        options = [  # (label x, baseline y, anchor, box)
+            (x, y - r - 4, "middle", (x - w / 2, y - r - 4 - line_h, x + w / 2, y - r - 2)),
+            (x, y + r + line_h + 1, "middle", (x - w / 2, y + r + 2, x + w / 2, y + r + line_h + 3)),
+            (x + r + 4, y + 4, "start", (x + r + 3, y - line_h / 2, x + r + 4 + w, y + line_h / 2)),
+            (x - r - 4, y + 4, "end", (x - r - 4 - w, y - line_h / 2, x - r - 3, y + line_h / 2)),
+        ]
+        best, best_cost = None, None
+        for i, (lx, ly, anchor, box) in enumerate(options):
+            outside = max(0, -box[0]) + max(0, box[2] - width) + max(0, -box[1]) + max(0, box[3] - height)
+            cost = sum(overlap(box, b) for b in boxes) + outside * 50 + i * 0.5
+            if best_cost is None or cost < best_cost:
+                best, best_cost = (lx, ly, anchor, box), cost
+        lx, ly, anchor, box = best
+        n.update(lx=round(lx, 1), ly=round(ly, 1), anchor=anchor)
+        boxes.append(box)
+
+
+def _excerpt(G, entity: str, max_nodes: int, max_facts: int):
+    """The entities nearest to ``entity`` (breadth-first, ties by name) and the edges among them,
+    adding entities while both stay within ``max_nodes`` and ``max_facts``."""
+    directed = G.is_directed()
+
+    def nbrs(n):
+        out = set(G.successors(n)) | set(G.predecessors(n)) if directed else set(G.neighbors(n))
+        return sorted(out, key=str)
+
+    def edges_between(a, b):
+        if a == b:
+            return G.number_of_edges(a, a)
+        return G.number_of_edges(a, b) + (G.number_of_edges(b, a) if directed else 0)
+
+    kept = {entity}
+    facts = edges_between(entity, entity)
+    queue = deque([entity])
+    seen = {entity}
+    full = False
+    while queue and not full:
+        n = queue.popleft()
+        for m in nbrs(n):
+            if m in seen:
+                continue
+            seen.add(m)
+            extra = edges_between(m, m) + sum(edges_between(m, k) for k in kept)
+            if len(kept) + 1 > max_nodes or facts + extra > max_facts:
+                full = True
+                break
+            kept.add(m)
+            facts += extra
+            queue.append(m)
+    return G.subgraph(kept).copy()
+
+
+def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int = 7,
+                  width: int = 640, height: int = 460, max_nodes: int | None = None,
+                  max_facts: int | None = None) -> dict[str, Any]:
+    """Everything the hop explorer displays, as JSON-ready data (layout and traversal from Python).
+
+    Parameters
+    ----------
+    G : networkx graph
+        The knowledge graph.
+    entity : str, optional
+        The entity preselected when the figure appears (default: the node of highest degree).
+    max_hops : int
+        The deepest hop the buttons reach (1 to 6).
+    seed : int
+        Seed of ``networkx.spring_layout``, so the picture is the same on every build.
+    max_nodes, max_facts : int, optional
+        Size guard (default :data:`MAX_NODES` and :data:`MAX_FACTS`). A larger graph is shown as
+        the excerpt of entities nearest to ``entity`` within both caps, and the figure says so.
+
+    Returns
+    -------
+    dict
+        ``nodes`` (name, x, y), ``facts`` (sorted triples), ``evidence``, and ``reach``: for each
+        entity, the fact indices first gathered at each hop and the node indices first reached.
+        ``truncated`` is None, or (for an excerpt) the counts shown and in the graph plus a
+        ``note`` the figure displays.
+    """
+    import networkx as nx
+
+    if G.number_of_nodes() == 0:
+        raise ValueError("the hop explorer needs a non-empty graph; build one with build_knowledge_graph().")
+    if isinstance(max_hops, bool) or not isinstance(max_hops, int) or not 1 <= max_hops <= 6:
+        raise ValueError(f"max_hops must be an integer from 1 to 6, not {max_hops!r}")
+    names = sorted(str(n) for n in G.nodes)
+    if entity is None:
+        entity = max(names, key=lambda n: (G.degree(n), [-ord(ch) for ch in n]))
+    entity = resolve_entity(G, entity)
+    max_nodes = MAX_NODES if max_nodes is None else max_nodes
+    max_facts = MAX_FACTS if max_facts is None else max_facts
+    for label, cap in (("max_nodes", max_nodes), ("max_facts", max_facts)):
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+            raise ValueError(f"{label} must be a positive integer, not {cap!r}")
+    truncated = None
+    total_nodes, total_facts = G.number_of_nodes(), G.number_of_edges()
+    if total_nodes > max_nodes or total_facts > max_facts:
+        G = _excerpt(G, entity, max_nodes, max_facts)
+        names = sorted(str(n) for n in G.nodes)
+        shown_nodes, shown_facts = G.number_of_nodes(), G.number_of_edges()
+        truncated = {
+            "nodes": shown_nodes, "total_nodes": total_nodes,
+            "facts": shown_facts, "total_facts": total_facts,
+            "note": (f"Large graph: showing the {shown_nodes} of {total_nodes} entities nearest to "
+                     f"{entity} and the {shown_facts} of {total_facts} facts among them (caps: "
+                     f"{max_nodes} entities, {max_facts} facts). Counts are within this excerpt.")}
+    U = nx.Graph()
+    U.add_nodes_from(names)
+    U.add_edges_from((str(u), str(v)) for u, v in G.edges())
+    # Kamada-Kawai spreads the components evenly; a seeded spring relaxation then untangles it.
+    init = nx.kamada_kawai_layout(U) if U.number_of_edges() else None
+    pos = nx.spring_layout(U, pos=init, seed=seed, k=1.8 / max(len(names), 1) ** 0.5, iterations=60)
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    pad_x, pad_y = 70, 34
+    span_x = (max(xs) - min(xs)) or 1.0
+    span_y = (max(ys) - min(ys)) or 1.0
+
+    def sx(v):
+        return round(pad_x + (v - min(xs)) / span_x * (width - 2 * pad_x), 1)
+
+    def sy(v):
+        return round(pad_y + (v - min(ys)) / span_y * (height - 2 * pad_y), 1)
+
+    nodes = [{"name": n, "x": sx(pos[n][0]), "y": sy(pos[n][1])} for n in names]
+    _place_labels(nodes, width, height)
+    node_index = {n: i for i, n in enumerate(names)}
+    facts: list[tuple[str, str, str]] = []
+    index: dict[tuple[str, str, str], int] = {}
+    reach: dict[str, dict[str, list]] = {}
+    for n in names:
+        f_by_hop, n_by_hop = _traverse(G, [n], max_hops, "both")
+        for hop_facts in f_by_hop:
+            for f in hop_facts:
+                if f not in index:
+                    index[f] = -1
+    facts = sorted(index)
+    index = {f: i for i, f in enumerate(facts)}
+    for n in names:
+        f_by_hop, n_by_hop = _traverse(G, [n], max_hops, "both")
+        reach[n] = {"facts": [sorted(index[f] for f in hop) for hop in f_by_hop],
+                    "nodes": [sorted(node_index[str(x)] for x in hop) for hop in n_by_hop]}
+    evidence = [" ".join(fact_evidence(G, [f])) for f in facts]
+    words = sum(len(fact_sentence(f).split()) for f in facts) / max(len(facts), 1)
+    uid = "hx-" + hashlib.sha256(json.dumps([names, facts, entity]).encode()).hexdigest()[:10]
+    out = {"uid": uid, "width": width, "height": height, "max_hops": max_hops,
+           "default_entity": entity, "nodes": nodes, "facts": [list(f) for f in facts],
+           "evidence": evidence, "reach": reach, "tokens_per_fact": round(words * 1.3, 3)}
+    if truncated is not None:
+        out["truncated"] = truncated
+    return out

@@ -1,0 +1,310 @@
+"""Retrieval-only measures: did a retriever hand over the evidence, and at what context size.
+
+Taught in chapter "Measuring graph against flat". No model call, so they run at any corpus size.
+
+- :func:`evidence_recall` - the share of the gold evidence among what a retriever returned;
+- :func:`take_within_budget` - the longest prefix of a ranked list that fits a token budget;
+- :func:`context_evidence` - did each system's retrieval hand over a case's gold facts;
+- :func:`budget_recall` - flat retrieval against graph traversal on a multi-hop benchmark at
+  equal context budgets; :func:`retrieval_summary` and :func:`plot_retrieval` summarise and draw it.
+
+Examples
+--------
+>>> evidence_recall(["d3", "d9"], ["d3", "d7"])
+0.5
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import embed as _embedding
+from . import rag
+from .data.benchmarks import pooled_paragraphs, to_graph
+from .data.cases import Case
+from .embed import cosine_top_k
+from .evaluate import _rate_table, context_tokens
+from .graph import fact_sentence, find_entities, gather_facts, gather_facts_by_hop
+from .scaling import draw_lines
+
+__all__ = ["evidence_recall", "take_within_budget", "context_evidence", "budget_recall",
+           "retrieval_summary", "plot_retrieval"]
+
+
+def _norm(item: Any) -> Any:
+    if isinstance(item, str):
+        return " ".join(item.casefold().split())
+    if isinstance(item, (tuple, list)):
+        return tuple(_norm(x) for x in item)
+    return item
+
+
+def evidence_recall(retrieved: Iterable, gold: Iterable, *, match: str = "equal") -> float:
+    """Fraction of the ``gold`` evidence found in what a retriever returned (triples, passages or ids).
+
+    ``match="equal"`` compares items after case-folding and collapsing whitespace (triples
+    element by element); ``match="contains"`` counts a gold string found when it occurs in any
+    retrieved string. 1.0 means every gold item was retrieved.
+
+    >>> gold = [("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors"),
+    ...         ("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works")]
+    >>> evidence_recall([("aurora cell works", "SUPPLIES_TO", "Kestrel Motors")], gold)
+    0.5
+    >>> evidence_recall(["Voltaic Dynamics competes with Aurora."], ["competes with aurora"],
+    ...                 match="contains")
+    1.0
+    """
+    if match not in {"equal", "contains"}:
+        raise ValueError(f"match must be 'equal' or 'contains', not {match!r}")
+    if isinstance(gold, str) or isinstance(retrieved, str):
+        raise TypeError("evidence_recall takes collections of items; wrap a single string in a list")
+    gold_items = list(dict.fromkeys(_norm(g) for g in gold))
+    if not gold_items:
+        raise ValueError("evidence_recall: the gold evidence is empty, so recall is undefined")
+    got = [_norm(r) for r in retrieved]
+    if match == "equal":
+        have = set(got)
+        found = sum(g in have for g in gold_items)
+    else:
+        texts = [r if isinstance(r, str) else " ".join(map(str, r)) for r in got]
+        found = sum(any(str(g) in t for t in texts) for g in gold_items)
+    return found / len(gold_items)
+
+
+def take_within_budget(items: Iterable, budget: int | None, *,
+                       size: Callable[[Any], int] | None = None) -> list:
+    """The longest prefix of ``items`` whose total size fits in ``budget`` tokens.
+
+    ``size`` defaults to :func:`gaba.evaluate.context_tokens` of one item; ``budget=None`` keeps everything.
+
+    >>> take_within_budget(["one two", "three four five", "six"], 4)
+    ['one two']
+    >>> take_within_budget(["a", "b"], None)
+    ['a', 'b']
+    """
+    items = list(items)
+    if budget is None:
+        return items
+    if isinstance(budget, bool) or int(budget) != budget or budget < 0:
+        raise ValueError(f"budget must be a non-negative number of tokens or None, not {budget!r}")
+    size = size or (lambda item: context_tokens([item]))
+    kept, used = [], 0
+    for item in items:
+        cost = size(item)
+        if used + cost > budget:
+            break
+        kept.append(item)
+        used += cost
+    return kept
+
+
+def _ordered_facts(G, entities, hops: int) -> list[tuple[str, str, str]]:
+    """Facts in hop order (hop 1 first), sorted within a hop: a question-blind order."""
+    out: list[tuple[str, str, str]] = []
+    for layer in gather_facts_by_hop(G, entities, hops):
+        out.extend(sorted(layer))
+    return out
+
+
+def _embed(texts, kind="passage"):
+    return _embedding.embed_texts(list(texts), kind=kind)
+
+
+def retrieval_summary(df, by: Sequence[str] = ("size", "method")):
+    """All-evidence rate per group with Wilson 95% interval and n, plus mean recall and context size.
+
+    Works on the output of :func:`budget_recall` (any frame with ``all_evidence``, ``recall``,
+    ``context_tokens`` and ``seconds`` columns).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``*by, k, n, rate, low, high, mean_recall, median_tokens, p90_tokens,
+        mean_ms`` (context sizes in approximate tokens, the 90th percentile showing the
+        large contexts of questions about hubs).
+    """
+    by = list(by)
+    out = _rate_table(df.assign(case=df.get("question", df.get("example"))), by, "all_evidence", "trial")
+    extra = df.groupby(by, observed=True, sort=True).agg(
+        mean_recall=("recall", "mean"), median_tokens=("context_tokens", "median"),
+        p90_tokens=("context_tokens", lambda s: s.quantile(0.9)),
+        mean_ms=("seconds", lambda s: 1000 * s.mean())).reset_index()
+    return out.drop(columns="questions").merge(extra, on=by)
+
+
+def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200, 400), hops: int = 2,
+                  triples: Mapping | None = None, rankers: Mapping[str, Callable | None] | None = None,
+                  embed: Callable | None = None, progress: bool = True):
+    """Evidence recall of graph traversal and flat retrieval at equal context budgets, on a
+    multi-hop benchmark in the common :class:`~gaba.data.benchmarks.MultiHopExample` form.
+
+    - flat: every distinct paragraph of all ``examples`` is pooled into one corpus; for each
+      question the paragraphs are ranked by embedding similarity and their sentences taken in
+      that order until the budget is spent; the question has its evidence when every
+      supporting sentence made it in;
+    - graph: a graph of ``triples`` (title -> [(subject, relation, object, sentence)], e.g.
+      :func:`~gaba.data.benchmarks.load_sample_triples`) or, by default, of the examples'
+      evidence triples; traversal from the entities named in the question
+      (:func:`gaba.graph.find_entities`), facts in some order rendered as sentences until the
+      budget is spent; the question has its evidence when every gold evidence triple made it in.
+      ``rankers`` maps a method name to the order: ``None`` is hop order (hop 1 first, sorted
+      within a hop), a callable ``rank(question, facts, G) -> facts`` any other order (for
+      instance ``gaba.rank.rank_facts`` with ``budget=len(facts)``). Default: ``{"graph": None}``.
+
+    Examples without evidence triples are skipped (HotpotQA has none).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per example x budget x method: ``example, kind, budget, method, recall,
+        all_evidence, linked, context_tokens, seconds``.
+    """
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    examples = [ex for ex in examples if ex.evidence_triples]
+    if not examples:
+        raise ValueError("budget_recall needs examples with evidence triples (2WikiMultihopQA, "
+                         "or MuSiQue records with a '>>' decomposition).")
+    rankers = dict(rankers) if rankers is not None else {"graph": None}
+    if not rankers or "flat" in rankers:
+        raise ValueError("rankers must name at least one graph method, and not 'flat'")
+    budgets = sorted({int(b) for b in budgets})
+    if budgets[0] < 1:
+        raise ValueError(f"budgets must be positive token counts, got {budgets!r}")
+    embed = embed or _embed
+    pool = pooled_paragraphs(examples)
+    matrix = np.asarray(embed([f"{t}: {x}" for t, x in pool], kind="passage"))
+    qvecs = embed([ex.question for ex in examples], kind="query")
+    sentences = {}
+    for ex in examples:
+        for title, sents in ex.paragraphs:
+            sentences.setdefault((title, " ".join(s.strip() for s in sents)), [s.strip() for s in sents])
+    G = to_graph(examples, triples=triples)
+    rows = []
+    for ex, qv in tqdm(list(zip(examples, qvecs)), desc="questions", unit="question",
+                       disable=not progress):
+        t0 = time.perf_counter()
+        order = cosine_top_k(np.asarray(qv), matrix, len(pool))
+        units = [(pool[i][0], j, s) for i in order for j, s in enumerate(sentences[pool[i]])]
+        t_flat = time.perf_counter() - t0
+        gold_sf = [(t, j) for t, j in ex.supporting_facts]
+        t0 = time.perf_counter()
+        entities = find_entities(ex.question, G)
+        facts = _ordered_facts(G, entities, hops) if entities else []
+        t_gather = time.perf_counter() - t0
+        orders = {}
+        for name, rank in rankers.items():
+            t0 = time.perf_counter()
+            ordered = list(rank(ex.question, facts, G)) if (rank is not None and facts) else facts
+            orders[name] = ([(f, fact_sentence(f)) for f in ordered], t_gather + time.perf_counter() - t0)
+        for b in budgets:
+            kept = take_within_budget(units, b, size=lambda u: context_tokens(u[2]))
+            got = {(t, j) for t, j, _ in kept} | {(t, None) for t, _, _ in kept}
+            recall = evidence_recall([f"{t}\x00{j}" for t, j in got], [f"{t}\x00{j}" for t, j in gold_sf])
+            rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": "flat",
+                         "recall": recall, "all_evidence": recall == 1.0, "linked": None,
+                         "context_tokens": sum(context_tokens(u[2]) for u in kept),
+                         "seconds": t_flat})
+            for name, (rendered, seconds) in orders.items():
+                kept_f = take_within_budget(rendered, b, size=lambda r: context_tokens(r[1]))
+                recall = evidence_recall([f for f, _ in kept_f], ex.evidence_triples)
+                rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": name,
+                             "recall": recall, "all_evidence": recall == 1.0, "linked": bool(entities),
+                             "context_tokens": sum(context_tokens(r) for _, r in kept_f),
+                             "seconds": seconds})
+    df = pd.DataFrame(rows)
+    df["method"] = pd.Categorical(df["method"], categories=["flat", *rankers], ordered=True)
+    return df
+
+
+def plot_retrieval(summary, ax=None, *, x: str = "size", y: str = "rate", hue: str = "method",
+                   logx: bool = True, xlabel: str | None = None, ylabel: str | None = None,
+                   colors: Sequence[str] | None = None):
+    """Lines of a :func:`retrieval_summary` column against ``x``, one per ``hue`` value (in order of
+    appearance), drawn by :func:`gaba.scaling.draw_lines`; ``y="rate"`` has its Wilson intervals.
+
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"size": [10, 100], "method": ["flat"] * 2, "mean_recall": [0.5, 0.4]})
+    >>> len(plot_retrieval(s, y="mean_recall").lines)
+    1
+    """
+    import matplotlib.pyplot as plt
+
+    for col in (x, y, hue):
+        if col not in summary.columns:
+            raise KeyError(f"summary has no column {col!r}; pass the output of retrieval_summary")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.6))
+    colors = list(colors or ["#cf222e", "#0969da", "#8250df", "#1a7f37", "#bf8700"])
+    markers, lines = ["o", "s", "^", "D", "v"], ["-", "--", ":", "-."]
+    styles = {str(name): {"color": colors[i % len(colors)], "marker": markers[i % len(markers)],
+                          "linestyle": lines[i % len(lines)], "linewidth": 1.5, "markersize": 5,
+                          "label": str(name).replace("{", "{{").replace("}", "}}")}
+              for i, name in enumerate(dict.fromkeys(summary[hue]))}
+    draw_lines(ax, summary, x=x, y=y, series=hue, styles=styles, interval=y == "rate")
+    if logx:
+        ax.set_xscale("log")
+        values = sorted(set(summary[x]))
+        ax.set_xticks(values, [f"{v:,}" for v in values])
+        ax.minorticks_off()
+    if y == "rate":
+        ax.set_ylim(-0.03, 1.08)
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    ax.legend(frameon=False, fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], hops: int = 2,
+                     k: int = 2, embed: Callable | None = None):
+    """Did each system's retrieval hand over the gold evidence? Retrieval only, no model call.
+
+    For every answerable case with ``evidence`` (gold triples ``(subject, relation, object,
+    doc_id)``):
+
+    - graph: the facts within ``hops`` hops of the entities the question names
+      (:func:`gaba.graph.find_entities`, :func:`gaba.graph.gather_facts`); a gold fact counts
+      as retrieved when a gathered fact joins the same two entities (in either direction,
+      under any relation label: an extractor may word a relation differently);
+    - flat: the ``k`` documents most similar to the question, as :func:`gaba.rag.flat_rag`
+      retrieves them (:func:`gaba.rag.flat_retrieve`, or ``embed`` if given); a gold fact
+      counts when its document is among them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case: ``case, kind, graph_recall, graph_has_evidence, graph_facts,
+        flat_recall, flat_has_evidence``.
+    """
+    import pandas as pd
+
+    docs = list(documents)
+    if embed is None:
+        def top_k(question):  # exactly what flat_rag retrieves
+            return [d["id"] for d in rag.flat_retrieve(question, k, documents=docs)]
+    else:
+        matrix = embed([d["text"] for d in docs], kind="passage")
+
+        def top_k(question):
+            qv = embed([question], kind="query")[0]
+            return [docs[j]["id"] for j in cosine_top_k(qv, matrix, min(k, len(docs)))]
+    rows = []
+    for i, case in enumerate(cases):
+        if not case.answerable or not case.evidence:
+            continue
+        cid = case.id or f"c{i + 1:02d}"
+        entities = find_entities(case.question, G)
+        facts = gather_facts(G, entities, hops) if entities else set()
+        pairs = {frozenset((_norm(s), _norm(o))) for s, _, o in facts}
+        gold_pairs = [frozenset((_norm(e[0]), _norm(e[2]))) for e in case.evidence]
+        g_recall = sum(p in pairs for p in gold_pairs) / len(gold_pairs)
+        f_recall = evidence_recall(top_k(case.question), [e[3] for e in case.evidence])
+        rows.append({"case": cid, "kind": case.kind, "graph_recall": g_recall,
+                     "graph_has_evidence": g_recall == 1.0, "graph_facts": len(facts),
+                     "flat_recall": f_recall, "flat_has_evidence": f_recall == 1.0})
+    return pd.DataFrame(rows)
