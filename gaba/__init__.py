@@ -10,7 +10,7 @@ checks every import):
 3. data - :mod:`gaba.data` and its corpora;
 4. extraction - :mod:`gaba.extract`;
 5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.traversal`, :mod:`gaba.nxpaths`,
-   :mod:`gaba.paths`, :mod:`gaba.store`;
+   :mod:`gaba.paths`, :mod:`gaba.falkor_server`, :mod:`gaba.cypher_paths`, :mod:`gaba.store`;
 6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.relevance`, :mod:`gaba.rank`,
    :mod:`gaba.answer`, :mod:`gaba.rag`, :mod:`gaba.multihop`, :mod:`gaba.communities`, :mod:`gaba.routing`;
 7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.scaling`, :mod:`gaba.retrieval_eval`,

@@ -48,3 +48,7 @@ class StoreError(GabaError):
 
 class CacheCorrupt(GabaError):
     """A recorded response in the cache is unreadable, malformed, or does not match its key."""
+
+
+class QueryTimeout(StoreError):
+    """A graph-database query ran past its time limit and the server cancelled it."""

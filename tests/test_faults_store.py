@@ -13,10 +13,10 @@ import networkx as nx
 import pytest
 
 from gaba import paths as P
-from gaba import store as S
 from gaba import traversal as T
 from gaba.errors import StoreError
-from gaba.store import FalkorStore, TruncatedResult
+from gaba.store import FalkorStore
+from gaba.traversal import TruncatedResult
 
 
 def complete(n: int) -> nx.MultiDiGraph:
@@ -212,7 +212,6 @@ def test_complete_unlimited_result_has_no_warning(cyclic):
 
 def test_default_cap_is_set():
     assert 1000 < T.MAX_PATHS <= T.MAX_LIMIT
-    assert S.MAX_PATHS == T.MAX_PATHS and S.TruncatedResult is T.TruncatedResult
 
 
 # --- connection wording ----------------------------------------------------------------------------

@@ -25,9 +25,10 @@ LAYERS: list[tuple[str, set[str]]] = [
      {"gaba.cache", "gaba.backend", "gaba.llm", "gaba.localmodel", "gaba.embed", "gaba.prompts"}),
     ("data", {"gaba.data", "gaba.data.*"}),
     ("extraction", {"gaba.extract"}),
-    # gaba.store builds gaba.paths results (Path, TraversalStats) from its Cypher traversals,
-    # so the path algorithms belong to the traversal layer, beside the graph they walk.
-    ("graph and traversal", {"gaba.graph", "gaba.traversal", "gaba.nxpaths", "gaba.paths", "gaba.store"}),
+    # gaba.cypher_paths builds gaba.traversal results (Path, TraversalStats) from its Cypher
+    # traversals, so the path algorithms belong to the traversal layer, beside the graph they walk.
+    ("graph and traversal", {"gaba.graph", "gaba.traversal", "gaba.nxpaths", "gaba.paths",
+                             "gaba.falkor_server", "gaba.cypher_paths", "gaba.store"}),
     ("linking, ranking, answering, communities",
      {"gaba.link", "gaba.relevance", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.multihop",
       "gaba.communities", "gaba.routing"}),

@@ -20,8 +20,9 @@ from gaba import multihop as M
 from gaba import paths as P
 from gaba import traversal as T
 from gaba.data.westeros import PARENT_RELATIONS, load_westeros
-from gaba.errors import EntityNotFound, StoreError
-from gaba.store import EmbeddedServer, FalkorStore, QueryTimeout, open_store
+from gaba.errors import EntityNotFound, QueryTimeout, StoreError
+from gaba.falkor_server import EmbeddedServer
+from gaba.store import FalkorStore, open_store
 
 
 @pytest.fixture(scope="module")
