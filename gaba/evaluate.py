@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -32,9 +31,8 @@ import numpy as np
 from . import rag
 from .answer import is_abstention
 from .data.cases import KINDS, Case
+from .tokens import estimate_tokens
 
-#: Tokens per English word assumed by :func:`context_tokens`.
-TOKENS_PER_WORD = 1.3
 #: z for a two-sided 95% interval.
 Z95 = 1.959963984540054
 
@@ -345,14 +343,13 @@ def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
     return ax
 
 
-_WORD = re.compile(r"\S+")
 
 
 def context_tokens(text: Any) -> int:
     """Approximate number of model tokens in a context: words x 1.3, rounded down.
 
-    English text averages about 1.3 tokens per word with common BPE tokenizers (the same
-    rule as ``gaba.graph.approx_tokens``); the estimate needs no tokenizer and is the same
+    :func:`gaba.tokens.estimate_tokens` with ``words_only=True`` (English text averages about
+    1.3 tokens per word with common BPE tokenizers); the estimate needs no tokenizer and is the same
     for every system, which is what a comparison needs. ``text`` may be a string, a list of strings (passages), or a
     collection of fact triples (each rendered as ``subject relation object``).
 
@@ -365,20 +362,11 @@ def context_tokens(text: Any) -> int:
     """
     if text is None:
         return 0
-    if isinstance(text, str):
-        words = len(_WORD.findall(text))
-    else:
-        words = 0
-        for item in text:
-            if isinstance(item, str):
-                words += len(_WORD.findall(item))
-            elif isinstance(item, (tuple, list)):
-                words += sum(len(_WORD.findall(str(x))) for x in item)
-            elif isinstance(item, Mapping) and "text" in item:
-                words += len(_WORD.findall(str(item["text"])))
-            else:
-                words += len(_WORD.findall(str(item)))
-    return int(words * TOKENS_PER_WORD)
+    if not isinstance(text, str):
+        text = " ".join(" ".join(map(str, item)) if isinstance(item, (tuple, list)) else
+                        str(item["text"]) if isinstance(item, Mapping) and "text" in item else str(item)
+                        for item in text)
+    return estimate_tokens(text, words_only=True)
 
 
 def format_rate(k: int, n: int, *, digits: int = 2) -> str:

@@ -48,6 +48,7 @@ from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .fileio import atomic_write_text, atomic_writer
 from .prompts import (ENTITY_TYPES, EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXTRACTION_SYSTEM,
                       NEWS_SCHEMA, OPEN_EXTRACTION_PROMPT, OPEN_EXTRACTION_SYSTEM)
+from .tokens import estimate_tokens
 
 #: The relation vocabulary of the news domain schema (:data:`gaba.prompts.NEWS_SCHEMA`), used
 #: only when a schema is asked for; the default extraction is open (predicates from the text).
@@ -344,34 +345,6 @@ def prompt_version(schema: Any = None) -> str:
                            "relations": rels, "schema": extraction_schema(rels),
                            "max_tokens": EXTRACTION_MAX_TOKENS}, sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
-
-
-def estimate_tokens(text: str) -> int:
-    """A cheap upper-side estimate of a text's token count, for any script (no tokenizer needed).
-
-    ASCII text counts the larger of characters / 4 and words x 1.3 (English with common BPE
-    tokenizers). A non-ASCII character counts a third of a token per UTF-8 byte: 2/3 for
-    accented Latin, Greek, Cyrillic, Hebrew or Arabic letters, 1 for a kana, Chinese character,
-    Hangul syllable or Devanagari letter, 4/3 for an emoji. Byte-level BPE vocabularies split
-    those scripts into more pieces than English, so characters / 4 undercounts them about 3x
-    (a 22,800-character Japanese text is about 16,400 tokens; this estimate gives 22,800).
-    The only token estimate in ``gaba`` that guards a model's context.
-
-    Examples
-    --------
-    >>> estimate_tokens("Aurora Cell Works supplies Kestrel Motors.")
-    10
-    >>> estimate_tokens("オーロラ電池は北斗自動車に電池を納める。")
-    20
-    """
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    non_ascii_bytes = len(text.encode("utf-8", "surrogatepass")) - ascii_chars
-    ascii_words = len(_ASCII_WORD.findall(text))
-    return max(ascii_chars // 4, round(ascii_words * 1.3)) + -(-non_ascii_bytes // 3)
-
-
-#: A run of visible ASCII characters (for plain English text: a whitespace-separated word).
-_ASCII_WORD = re.compile(r"[\x21-\x7e]+")
 
 
 def _as_document(doc: Any) -> dict:

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 from .data.news import load_documents  # re-exported: the news corpus, or a reader's corpus
 from .errors import EntityNotFound, NoPath
 from .prompts import SCHEMA_PHRASES
+from .tokens import estimate_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -50,8 +51,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Traversals deeper than this are capped (with a warning): the context would swallow the graph.
 MAX_HOPS = 6
-#: Approximate tokens per word, for context-size estimates (English prose, BPE tokenizers).
-TOKENS_PER_WORD = 1.3
 _DIRECTIONS = ("both", "out", "in")
 
 __all__ = [
@@ -517,9 +516,6 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, s
     return [str(n) for n in path], facts
 
 
-def approx_tokens(text: str) -> int:
-    """Rough token count of English text: words x :data:`TOKENS_PER_WORD`."""
-    return int(len(text.split()) * TOKENS_PER_WORD)
 
 
 def hop_table(G, entity: str, hops: Sequence[int] = (1, 2, 3)) -> "pd.DataFrame":
@@ -546,6 +542,6 @@ def hop_table(G, entity: str, hops: Sequence[int] = (1, 2, 3)) -> "pd.DataFrame"
         facts = gather_facts(G, [entity], h)
         context = "\n".join(fact_sentence(f) for f in sorted(facts))
         rows.append({"hops": h, "facts gathered": len(facts), "new at this hop": len(facts) - previous,
-                     "approx context tokens": approx_tokens(context)})
+                     "approx context tokens": estimate_tokens(context, words_only=True)})
         previous = len(facts)
     return pd.DataFrame(rows)

@@ -2,7 +2,7 @@
 
 Issue 18, probe 4: characters / 4 estimated a 22,800-character Japanese document at 5,700 tokens
 (the local model's tokenizer counts about 16,400 against an 8,192 context), so the document passed
-the check and failed at the model. gaba.extract.estimate_tokens is now conservative for any script.
+the check and failed at the model. gaba.tokens.estimate_tokens is now conservative for any script.
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 
 from gaba.data.news import load_documents
 from gaba.errors import DocumentError
-from gaba.extract import MAX_DOCUMENT_TOKENS, check_document, estimate_tokens
+from gaba.extract import MAX_DOCUMENT_TOKENS, check_document
+from gaba.tokens import estimate_tokens
 
 #: An invented Japanese paragraph (a battery maker and a car maker), repeated to the probe's length.
 JAPANESE = ("オーロラ電池工業は、北斗自動車に新型の蓄電池を納めると発表した。"

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: list[tuple[str, set[str]]] = [
     ("files and settings", {"gaba", "gaba.config", "gaba.errors", "gaba.fileio"}),
     ("model calls and embeddings",
-     {"gaba.cache", "gaba.backend", "gaba.llm", "gaba.localmodel", "gaba.embed", "gaba.prompts"}),
+     {"gaba.cache", "gaba.backend", "gaba.llm", "gaba.localmodel", "gaba.embed", "gaba.prompts",
+      "gaba.tokens"}),
     ("data", {"gaba.data", "gaba.data.*"}),
     ("extraction", {"gaba.extract"}),
     # gaba.cypher_paths builds gaba.traversal results (Path, TraversalStats) from its Cypher
