@@ -44,7 +44,7 @@ import numpy as np
 from . import embed
 
 __all__ = ["Match", "Links", "LinkingCapped", "link_entities", "METHODS", "COMMON_WORDS", "STOP_WORDS",
-           "normalize_name", "word_stems", "merge_equivalent_nodes"]
+           "name_tokens", "word_stems", "merge_equivalent_nodes"]
 
 #: Linking methods: the deepest tier used (``"full"`` is an alias of ``"embedding"``).
 METHODS = ("exact", "fuzzy", "embedding", "full")
@@ -154,15 +154,15 @@ def _strip_diacritics(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
-def normalize_name(name: str) -> list[str]:
+def name_tokens(name: str) -> list[str]:
     """The content words of a name: folded, without diacritics, parenthetical qualifiers,
     honorifics, connector words and punctuation (possessive ``'s`` dropped).
 
     Examples
     --------
-    >>> normalize_name("Sir Henry Vane-Tempest, 2nd Baronet")
+    >>> name_tokens("Sir Henry Vane-Tempest, 2nd Baronet")
     ['henry', 'vane', 'tempest', '2nd', 'baronet']
-    >>> normalize_name("Charles Miller (director)")
+    >>> name_tokens("Charles Miller (director)")
     ['charles', 'miller']
     """
     text = re.sub(r"\([^)]*\)", " ", name)
@@ -234,10 +234,10 @@ class _Index:
         self.by_word: dict[str, set[str]] = defaultdict(set)
         self.heads: dict[str, list[str]] = {}
         for node in names:
-            words = normalize_name(node)
+            words = name_tokens(node)
             self.words[node] = words
             if "," in node:   # "Thomas Stanley, 1st Earl of Derby" is also "Thomas Stanley"
-                head = normalize_name(node.split(",")[0])
+                head = name_tokens(node.split(",")[0])
                 if len(head) >= 2 and head != words:
                     self.heads[node] = head
             for w in set(words):
@@ -595,7 +595,7 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
     Knowledge graphs built from many sources spell one entity several ways: "Charles Miller"
     and "Charles Miller (director)", "George Nicholls, Jr." and "George Nicholls Jr.",
     "Thomas Stanley" and "Thomas Stanley, 1st Earl of Derby". A traversal cannot cross from one
-    spelling to the other. Two nodes merge when their normalised words (:func:`normalize_name`)
+    spelling to the other. Two nodes merge when their normalised words (:func:`name_tokens`)
     are equal, or when one's words are the other's first words followed by a title after a
     comma, or when RapidFuzz's token-sort ratio of the words reaches ``threshold``. The longest
     name of a group becomes the node; the others become its ``aliases``.
@@ -633,7 +633,7 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
     if not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
     names = sorted(str(n) for n in G.nodes)
-    words = {n: normalize_name(n) for n in names}
+    words = {n: name_tokens(n) for n in names}
     parent = {n: n for n in names}
 
     def find(x):
@@ -648,7 +648,7 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
             parent[max(ra, rb)] = min(ra, rb)
 
     def head(n):   # the words before an appositive title ("Thomas Stanley, 1st Earl of Derby")
-        return normalize_name(n.split(",")[0]) if "," in n else None
+        return name_tokens(n.split(",")[0]) if "," in n else None
 
     by_last: dict[str, list[str]] = defaultdict(list)
     for n in names:

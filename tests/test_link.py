@@ -8,7 +8,7 @@ import pytest
 from _fakes import fake_embed as _fake_embed
 
 from gaba import link
-from gaba.link import (Links, LinkingCapped, Match, link_entities, merge_equivalent_nodes, normalize_name,
+from gaba.link import (Links, LinkingCapped, Match, link_entities, merge_equivalent_nodes, name_tokens,
                        word_stems)
 
 
@@ -185,10 +185,10 @@ def test_generic_words_shared_by_hundreds_of_nodes_do_not_flood():
 
 # ----------------------------------------------------------------------------- merging and helpers
 
-def test_normalize_name():
-    assert normalize_name("Charles Miller (director)") == ["charles", "miller"]
-    assert normalize_name("Mummy's Boys") == ["mummy", "boys"]
-    assert normalize_name("Pál Gábor of Opole") == ["pal", "gabor", "opole"]
+def test_name_tokens():
+    assert name_tokens("Charles Miller (director)") == ["charles", "miller"]
+    assert name_tokens("Mummy's Boys") == ["mummy", "boys"]
+    assert name_tokens("Pál Gábor of Opole") == ["pal", "gabor", "opole"]
 
 
 def test_merge_equivalent_nodes():
