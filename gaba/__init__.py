@@ -7,7 +7,7 @@ checks every import):
 1. files and settings - :mod:`gaba.config`, :mod:`gaba.errors`, :mod:`gaba.fileio`;
 2. model calls and embeddings - :mod:`gaba.cache`, :mod:`gaba.backend`, :mod:`gaba.llm`,
    :mod:`gaba.localmodel`, :mod:`gaba.embed`, :mod:`gaba.prompts`, :mod:`gaba.tokens`;
-3. data - :mod:`gaba.data` and its corpora;
+3. data - :mod:`gaba.data` and its corpora (a fact: :class:`gaba.data.triple.Triple`);
 4. extraction - :mod:`gaba.extract`;
 5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.traversal`, :mod:`gaba.nxpaths`,
    :mod:`gaba.paths`, :mod:`gaba.falkor_server`, :mod:`gaba.cypher_paths`, :mod:`gaba.store`;

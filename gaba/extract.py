@@ -44,6 +44,7 @@ from . import llm
 from .cache import cache_path
 from .config import ASSETS
 from .data.news import load_documents, load_gold_aliases, load_gold_triples
+from .data.triple import Triple
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .fileio import atomic_write_text, atomic_writer
 from .prompts import (ENTITY_TYPES, EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXTRACTION_SYSTEM,
@@ -101,37 +102,6 @@ _PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "him", "her"
 
 
 # --- data ---------------------------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Triple:
-    """One extracted fact with its provenance.
-
-    Taught in chapter "From text to a knowledge graph".
-
-    Examples
-    --------
-    >>> t = Triple("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors", "n01", "Aurora ...")
-    >>> t.as_tuple()
-    ('Aurora Cell Works', 'SUPPLIES_TO', 'Kestrel Motors')
-    """
-
-    subject: str
-    relation: str
-    object: str
-    doc_id: str
-    evidence: str
-    verb: str = ""          # the model's own verb, kept for RELATED_TO (schema mode)
-    subject_type: str = ""  # person, organization, place, work, event, other (open mode)
-    object_type: str = ""
-
-    def as_tuple(self) -> tuple[str, str, str]:
-        """``(subject, relation, object)``."""
-        return (self.subject, self.relation, self.object)
-
-    def __str__(self) -> str:
-        rel = f"{self.relation}({self.verb})" if self.verb else self.relation
-        return f"{self.subject} -[{rel}]-> {self.object}"
-
 
 @dataclasses.dataclass(frozen=True)
 class Rejection:

@@ -16,12 +16,13 @@ from gaba import config, llm
 from gaba.data.news import load_documents, load_gold_aliases, load_gold_triples
 from gaba.errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from gaba.extract import (
-    MAX_DOCUMENT_TOKENS, MAX_PREDICATE_WORDS, NAME_CONNECTORS, ORG_WORDS, RELATIONS, TITLES, Triple,
+    MAX_DOCUMENT_TOKENS, MAX_PREDICATE_WORDS, NAME_CONNECTORS, ORG_WORDS, RELATIONS, TITLES,
     build_knowledge_graph, candidate_names, capitalised_names, evaluate_aliases, extract_corpus,
     extract_triples, extraction_prompt, extraction_schema, graph_triples, kg_cache_dir, load_graph,
     mentions, normalize_predicate, numbered_sentences, open_extraction_schema, prompt_version,
     reconcile_entities, save_graph, score_triples, split_sentences, strip_title, triples_cache_key,
     validate_open_triples, validate_triples)
+from gaba.data.triple import Triple
 from gaba.prompts import EXTRACTION_RELATIONS, NEWS_SCHEMA
 
 DOC = {"id": "t1", "text": "Acme Corp named Ann Lee to its board. Lee once ran a bakery. "

@@ -6,7 +6,8 @@ import time
 import pytest
 
 from gaba.data import make_scaling_corpus
-from gaba.data.synthetic import RELATIONS, ChainQuestion, ScalingCorpus, Triple
+from gaba.data.synthetic import RELATIONS, ChainQuestion, ScalingCorpus
+from gaba.data.triple import Triple
 from gaba.graph import gather_facts
 
 

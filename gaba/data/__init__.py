@@ -12,7 +12,8 @@ Submodules (imported lazily, so ``import gaba.data`` is cheap):
 - :mod:`gaba.data.kinship` - kinship words for paths through that family graph;
 - :mod:`gaba.data.greenhouse` - the small greenhouse corpus of "Multi-hop from scratch";
 - :mod:`gaba.data.transfer` - small corpora in other domains, with their questions;
-- :mod:`gaba.data.cases` - :class:`~gaba.data.cases.Case`, one evaluation question.
+- :mod:`gaba.data.cases` - :class:`~gaba.data.cases.Case`, one evaluation question;
+- :mod:`gaba.data.triple` - :class:`~gaba.data.triple.Triple`, one fact with its provenance.
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ API (stable; other chapters rely on it):
 - :func:`make_scaling_corpus` ``(n_docs, *, n_questions=50, seed=0) -> ScalingCorpus``;
 - :class:`ScalingCorpus` with ``documents``, ``triples``, ``questions``, ``aliases`` and
   :meth:`ScalingCorpus.to_graph`;
-- :class:`Triple` and :class:`ChainQuestion` records.
+- :class:`ChainQuestion` records, whose gold facts are :class:`gaba.data.triple.Triple`.
 
 Corpora are *nested*: for the same seed and ``n_questions``, the documents of a smaller corpus are
 a subset of a larger one's (same ids, same text), so embeddings computed for one size are reused
@@ -45,27 +45,13 @@ import random
 from collections import defaultdict
 from collections.abc import Iterator
 
-__all__ = ["Triple", "ChainQuestion", "ScalingCorpus", "make_scaling_corpus", "RELATIONS"]
+from .triple import Triple
+
+__all__ = ["ChainQuestion", "ScalingCorpus", "make_scaling_corpus", "RELATIONS"]
 
 #: The relation vocabulary of the synthetic corpus (the same names as the news corpus uses).
 RELATIONS = ("SUPPLIES_TO", "COMPETES_WITH", "INVESTS_IN", "BOARD_MEMBER_OF", "CEO_OF",
              "ACQUIRED", "FOUNDED", "PARTNERS_WITH")
-
-
-@dataclasses.dataclass(frozen=True)
-class Triple:
-    """One gold fact: ``subject -[relation]-> object``, stated by ``evidence`` in document ``doc_id``."""
-
-    subject: str
-    relation: str
-    object: str
-    doc_id: str
-    evidence: str
-
-    @property
-    def fact(self) -> tuple[str, str, str]:
-        """The ``(subject, relation, object)`` tuple, as ``gaba.graph.gather_facts`` returns it."""
-        return (self.subject, self.relation, self.object)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,7 +17,7 @@ own rival, backer, manager or buyer). A ranker that reads "ships ... to" and "ri
 *which* commodity keeps the wrong chain.
 
 The output has the same shape as the book's generator (:class:`gaba.data.synthetic.ScalingCorpus`
-of :class:`~gaba.data.synthetic.Triple` and :class:`~gaba.data.synthetic.ChainQuestion`), so
+of :class:`~gaba.data.triple.Triple` and :class:`~gaba.data.synthetic.ChainQuestion`), so
 :func:`gaba.scaling.scaling_experiment` runs on either (``generator=make_trade_corpus``). Corpora
 are deterministic under the seed and nested: a smaller corpus is a subset of a larger one.
 
@@ -38,7 +38,8 @@ import random
 from collections import defaultdict
 from collections.abc import Iterator
 
-from .synthetic import ChainQuestion, ScalingCorpus, Triple
+from .synthetic import ChainQuestion, ScalingCorpus
+from .triple import Triple
 
 __all__ = ["make_trade_corpus", "COMMODITIES", "QUESTION_KINDS"]
 

@@ -1,0 +1,45 @@
+"""A fact with its provenance: the one record type of extracted and generated triples.
+
+Taught in chapter "From text to a knowledge graph". :mod:`gaba.extract` produces them from text
+(with the model's verb and the entity types), :mod:`gaba.data.synthetic` generates them as gold
+facts; both are the same :class:`Triple`.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+__all__ = ["Triple"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Triple:
+    """One fact ``subject -[relation]-> object``, stated by ``evidence`` in document ``doc_id``.
+
+    Examples
+    --------
+    >>> t = Triple("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors", "n01", "Aurora ...")
+    >>> t.as_tuple()
+    ('Aurora Cell Works', 'SUPPLIES_TO', 'Kestrel Motors')
+    >>> t.fact == t.as_tuple()
+    True
+    """
+
+    subject: str
+    relation: str
+    object: str
+    doc_id: str
+    evidence: str
+    verb: str = ""          # the model's own verb, kept for RELATED_TO (schema mode)
+    subject_type: str = ""  # person, organization, place, work, event, other (open mode)
+    object_type: str = ""
+
+    def as_tuple(self) -> tuple[str, str, str]:
+        """``(subject, relation, object)``."""
+        return (self.subject, self.relation, self.object)
+
+    #: The ``(subject, relation, object)`` tuple, as ``gaba.graph.gather_facts`` returns it.
+    fact = property(as_tuple)
+
+    def __str__(self) -> str:
+        rel = f"{self.relation}({self.verb})" if self.verb else self.relation
+        return f"{self.subject} -[{rel}]-> {self.object}"
