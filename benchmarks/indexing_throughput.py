@@ -65,7 +65,9 @@ def local_child(slots: int, reuse: bool) -> dict:
     """Run in the child process: start the server, extract the news corpus once, time it."""
     from gaba import llm, localmodel
     from gaba.data.news import load_documents
-    from gaba.extract import apply_aliases, extract_corpus, reconcile_entities, score_triples
+    from gaba.aliases import apply_aliases, reconcile_entities
+    from gaba.extract import extract_corpus
+    from gaba.scoring import score_triples
 
     t0 = time.perf_counter()
     localmodel.server_url()                        # loading the model is not indexing

@@ -162,7 +162,8 @@ def live_extraction(n_docs: int) -> list[dict]:
 
     from gaba.data.news import load_documents
     from gaba.errors import LLMOutputError
-    from gaba.extract import EXTRACTION_MAX_TOKENS, EXTRACTION_SYSTEM, extraction_prompt, extraction_schema
+    from gaba.prompts import EXTRACTION_SYSTEM
+    from gaba.request import EXTRACTION_MAX_TOKENS, extraction_prompt, extraction_schema
     from gaba.llm import call_llm
 
     rows = []

@@ -8,7 +8,9 @@ checks every import):
 2. model calls and embeddings - :mod:`gaba.cache`, :mod:`gaba.backend`, :mod:`gaba.llm`,
    :mod:`gaba.localmodel`, :mod:`gaba.embed`, :mod:`gaba.prompts`, :mod:`gaba.tokens`;
 3. data - :mod:`gaba.data` and its corpora (a fact: :class:`gaba.data.triple.Triple`);
-4. extraction - :mod:`gaba.extract`;
+4. extraction - :mod:`gaba.names`, :mod:`gaba.passages`, :mod:`gaba.request`,
+   :mod:`gaba.validate`, :mod:`gaba.kgcache`, :mod:`gaba.extract`, :mod:`gaba.cooccurrence`,
+   :mod:`gaba.aliases`, :mod:`gaba.kgbuild`, :mod:`gaba.kgfile`, :mod:`gaba.scoring`;
 5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.traversal`, :mod:`gaba.nxpaths`,
    :mod:`gaba.paths`, :mod:`gaba.falkor_server`, :mod:`gaba.cypher_paths`, :mod:`gaba.store`;
 6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.relevance`, :mod:`gaba.rank`,

@@ -4,7 +4,7 @@ Taught in chapter "Graph RAG and multi-hop reasoning". Everything a chapter need
 documents to the facts around a question's entities is importable from here:
 
 - :func:`build_knowledge_graph`, :func:`save_graph`, :func:`load_graph` (implemented in
-  :mod:`gaba.extract`, re-exported here) and :func:`load_documents` (the news corpus);
+  :mod:`gaba.kgbuild` and :mod:`gaba.kgfile`, re-exported here) and :func:`load_documents` (the news corpus);
 - :func:`find_entities` - the graph's entities named in a question (names and aliases, longest first);
 - :func:`gather_facts`, :func:`gather_facts_by_hop`, :func:`fact_evidence` - hop-by-hop traversal;
 - :func:`fact_sentence` - a fact as a plain sentence;
@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING
 
 from .data.news import load_documents  # re-exported: the news corpus, or a reader's corpus
 from .errors import EntityNotFound, NoPath
+from .kgfile import load_graph as _load
+from .kgfile import save_graph as _save
 from .prompts import SCHEMA_PHRASES
 from .tokens import estimate_tokens
 
@@ -67,7 +69,7 @@ def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuil
                           progress: bool = True, cooccurrence: bool | None = None) -> "nx.MultiDiGraph":
     """Extract a knowledge graph from documents (default: the book's news corpus).
 
-    A thin wrapper of :func:`gaba.extract.build_knowledge_graph`, documented there. Taught in
+    A thin wrapper of :func:`gaba.kgbuild.build_knowledge_graph`, documented there. Taught in
     chapter "From text to a knowledge graph"; used by chapter "Graph RAG and multi-hop reasoning".
 
     Examples
@@ -76,7 +78,7 @@ def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuil
     >>> G.number_of_nodes() > 0                           # doctest: +SKIP
     True
     """
-    from .extract import build_knowledge_graph as _build
+    from .kgbuild import build_knowledge_graph as _build
 
     return _build(documents, schema=schema, cache_dir=cache_dir, rebuild=rebuild, concurrency=concurrency,
                   progress=progress,
@@ -84,16 +86,12 @@ def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuil
 
 
 def save_graph(G, path) -> None:
-    """Write a graph to a JSON file (see :func:`gaba.extract.save_graph`)."""
-    from .extract import save_graph as _save
-
+    """Write a graph to a JSON file (see :func:`gaba.kgfile.save_graph`)."""
     return _save(G, path)
 
 
 def load_graph(path) -> "nx.MultiDiGraph":
-    """Read a graph written by :func:`save_graph` (see :func:`gaba.extract.load_graph`)."""
-    from .extract import load_graph as _load
-
+    """Read a graph written by :func:`save_graph` (see :func:`gaba.kgfile.load_graph`)."""
     return _load(path)
 
 

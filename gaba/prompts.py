@@ -15,7 +15,7 @@ from __future__ import annotations
 
 #: A domain schema for business news (``build_knowledge_graph(docs, schema=NEWS_SCHEMA)``): the
 #: relation vocabulary shown to the schema-guided extractor, in prompt order: name -> meaning.
-#: gaba.extract.RELATIONS is the tuple of these names (the enum of the JSON schema). The default
+#: gaba.request.RELATIONS is the tuple of these names (the enum of the JSON schema). The default
 #: extraction is open (OPEN_EXTRACTION_PROMPT below): predicates taken from the text.
 NEWS_SCHEMA = EXTRACTION_RELATIONS = {
     "SUPPLIES_TO": "subject supplies or sells something to object",
@@ -52,7 +52,7 @@ ENTITY_TYPES = ("person", "org", "place", "work", "event", "other")
 OPEN_EXTRACTION_SYSTEM = "You extract facts from text. Reply with JSON only."
 
 #: User message of open triple extraction. {sentences} is the text, one numbered sentence per
-#: line; {names} lists the capitalised names found in it by code (gaba.extract.candidate_names),
+#: line; {names} lists the capitalised names found in it by code (gaba.names.candidate_names),
 #: and the JSON schema allows only these names as subject and object.
 OPEN_EXTRACTION_PROMPT = """List the facts in the text that link two of these names: {names}.
 For each fact give:

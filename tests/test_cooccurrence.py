@@ -6,9 +6,10 @@ import json
 import networkx as nx
 import pytest
 
-from gaba.extract import (ALL_TITLES, COOCCURRENCE_RELATION, TITLES, build_knowledge_graph,
-                          candidate_names, capitalised_names, cooccurrence_triples, graph_triples,
-                          reconcile_entities, strip_title)
+from gaba.aliases import reconcile_entities
+from gaba.cooccurrence import COOCCURRENCE_RELATION, cooccurrence_triples
+from gaba.kgbuild import build_knowledge_graph, graph_triples
+from gaba.names import ALL_TITLES, TITLES, candidate_names, capitalised_names, strip_title
 
 
 def test_extended_titles_drop_role_words_only_before_a_full_name():

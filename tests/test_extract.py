@@ -15,14 +15,20 @@ import pytest
 from gaba import config, llm
 from gaba.data.news import load_documents, load_gold_aliases, load_gold_triples
 from gaba.errors import CacheMiss, DocumentError, GabaError, LLMOutputError
-from gaba.extract import (
-    MAX_DOCUMENT_TOKENS, MAX_PREDICATE_WORDS, NAME_CONNECTORS, ORG_WORDS, RELATIONS, TITLES,
-    build_knowledge_graph, candidate_names, capitalised_names, evaluate_aliases, extract_corpus,
-    extract_triples, extraction_prompt, extraction_schema, graph_triples, kg_cache_dir, load_graph,
-    mentions, normalize_predicate, numbered_sentences, open_extraction_schema, prompt_version,
-    reconcile_entities, save_graph, score_triples, split_sentences, strip_title, triples_cache_key,
-    validate_open_triples, validate_triples)
+from gaba.aliases import evaluate_aliases, reconcile_entities
 from gaba.data.triple import Triple
+from gaba.extract import extract_corpus, extract_triples
+from gaba.kgbuild import build_knowledge_graph, graph_triples
+from gaba.kgcache import kg_cache_dir, triples_cache_key
+from gaba.kgfile import load_graph, save_graph
+from gaba.names import (NAME_CONNECTORS, ORG_WORDS, TITLES, candidate_names, capitalised_names,
+                        mentions, strip_title)
+from gaba.passages import MAX_DOCUMENT_TOKENS, numbered_sentences, split_sentences
+from gaba.request import (RELATIONS, extraction_prompt, extraction_schema, open_extraction_schema,
+                          prompt_version)
+from gaba.scoring import score_triples
+from gaba.validate import (MAX_PREDICATE_WORDS, normalize_predicate, validate_open_triples,
+                           validate_triples)
 from gaba.prompts import EXTRACTION_RELATIONS, NEWS_SCHEMA
 
 DOC = {"id": "t1", "text": "Acme Corp named Ann Lee to its board. Lee once ran a bakery. "
@@ -214,7 +220,7 @@ def test_build_graph_attributes_and_warm_rebuild(scripted, tmp_path):
 
 
 def test_cache_key_depends_on_text_prompt_and_model(scripted, monkeypatch):
-    import gaba.extract as ex
+    import gaba.request as ex
     k = triples_cache_key("a", NEWS_SCHEMA)
     assert k != triples_cache_key("b", NEWS_SCHEMA)
     assert k != triples_cache_key("a")                     # open and schema modes never share entries
@@ -585,7 +591,7 @@ def test_open_extract_triples_and_rejections(scripted):
 
 
 def test_open_cache_key_changes_with_the_candidate_names(scripted, monkeypatch):
-    import gaba.extract as ex
+    import gaba.names as ex
 
     march = "Lena Marsh joined Pellucid Labs in March."
     plain = "Lena Marsh joined Pellucid Labs in 2019."

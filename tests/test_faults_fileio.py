@@ -17,7 +17,8 @@ import pytest
 
 from gaba import embed, fileio, localmodel
 from gaba.errors import BackendUnavailable
-from gaba.extract import build_knowledge_graph, load_graph, save_graph
+from gaba.kgbuild import build_knowledge_graph
+from gaba.kgfile import load_graph, save_graph
 from gaba.prompts import NEWS_SCHEMA
 
 

@@ -1,4 +1,4 @@
-"""Fault probes of reading a graph file (gaba.extract.load_graph, ``python -m gaba ask --graph``).
+"""Fault probes of reading a graph file (gaba.kgfile.load_graph, ``python -m gaba ask --graph``).
 
 Issue 18, probe 7: an edge whose ``evidence`` was a number loaded fine and crashed later, and a node
 without ``id`` silently became node ``0``. A graph file is now checked when it is read, and a bad
@@ -13,7 +13,7 @@ import pytest
 
 from gaba.__main__ import main
 from gaba.errors import GabaError
-from gaba.extract import load_graph, save_graph
+from gaba.kgfile import load_graph, save_graph
 
 
 def node_link(nodes, edges) -> dict:

@@ -10,7 +10,7 @@ import pytest
 
 from gaba.data.news import load_documents
 from gaba.errors import DocumentError
-from gaba.extract import MAX_DOCUMENT_TOKENS, check_document
+from gaba.passages import MAX_DOCUMENT_TOKENS, check_document
 from gaba.tokens import estimate_tokens
 
 #: An invented Japanese paragraph (a battery maker and a car maker), repeated to the probe's length.

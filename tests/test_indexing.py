@@ -21,7 +21,9 @@ from fake_openai import FakeOpenAI, use_fake
 from gaba import backend, config, llm
 from gaba.cache import verify_cache
 from gaba.errors import ConfigError
-from gaba.extract import build_knowledge_graph, extract_corpus, extraction_prompt
+from gaba.extract import extract_corpus
+from gaba.kgbuild import build_knowledge_graph
+from gaba.request import extraction_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
 

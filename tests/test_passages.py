@@ -1,9 +1,9 @@
-"""Long documents are extracted passage by passage (gaba.extract.split_document)."""
+"""Long documents are extracted passage by passage (gaba.passages.split_document)."""
 from __future__ import annotations
 
 import pytest
 
-from gaba.extract import PASSAGE_WORDS, split_document, split_sentences
+from gaba.passages import PASSAGE_WORDS, split_document, split_sentences
 
 
 def _doc(n_sentences: int, words_each: int = 12) -> dict:

@@ -155,9 +155,9 @@ ALLOWED: dict[str, dict[str, str]] = {
     },
     "chapters/knowledge_graph": {
         "1.5": "model size (Qwen2.5-Coder-1.5B), a fact about the model",
-        "400": "a setting's documented default (gaba.extract.EXTRACTION_MAX_TOKENS = 400)",
+        "400": "a setting's documented default (gaba.request.EXTRACTION_MAX_TOKENS = 400)",
         "800": "size of nameparser's list of personal titles, a fact about the library (about 800)",
-        "6,000": "a setting's documented default (gaba.extract.MAX_DOCUMENT_TOKENS = 6000)",
+        "6,000": "a setting's documented default (gaba.passages.MAX_DOCUMENT_TOKENS = 6000)",
     },
     "chapters/labs/evaluate_lab": {
         "95": "the Wilson interval's confidence level, a fixed convention (z = 1.96)",

@@ -1,0 +1,150 @@
+"""Entity reconciliation: an alias table from the extracted names and the texts, and its grade.
+
+Taught in chapter "From text to a knowledge graph". "Kestrel" and "Kestrel Motors" are one
+entity; :func:`reconcile_entities` finds such short forms, :func:`apply_aliases` renames the
+triples, :func:`evaluate_aliases` compares the table with gold aliases.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from .data.news import load_documents, load_gold_aliases
+from .data.triple import Triple
+from .names import ORG_WORDS, NAME_CONNECTORS, capitalised_names, is_name, lower_words, normalize_name
+
+
+_CONNECTOR_WORDS = frozenset(w for c in NAME_CONNECTORS for w in c.split())
+
+
+def reconcile_entities(names: Iterable[str], documents: Any = None, *,
+                       extended_titles: bool = False) -> dict[str, str]:
+    """Build an alias table: every surface form -> its canonical (longest) name.
+
+    Taught in chapter "From text to a knowledge graph". Names are normalised
+    (:func:`~gaba.names.normalize_name`) and compared case-insensitively. A name whose words are the
+    beginning of exactly one longer name is an alias of it ("Kestrel" -> "Kestrel Motors",
+    "Pacific Crest" -> "Pacific Crest Logistics"); failing that, a name whose words end
+    exactly one longer name is too ("Voss" -> "Mara Voss"). The longer names come from
+    ``names`` and from the capitalised names of ``documents`` (:func:`~gaba.names.capitalised_names`),
+    which also contribute the short forms the texts use. A name matching two different
+    entities ("Pacific" with "Pacific Crest Logistics" and "Pacific Bank") stays itself, and
+    so does a name made only of organisation words (:data:`~gaba.names.ORG_WORDS`, e.g. "Motors").
+
+    Parameters
+    ----------
+    names : iterable of str
+        Surface forms, e.g. the subjects and objects of extracted triples.
+    documents : None, list or path, optional
+        Documents whose text supplies long and short forms (anything ``load_documents``
+        accepts); None uses only ``names``.
+    extended_titles : bool
+        Drop the titles of :data:`~gaba.names.ALL_TITLES` from the documents' names too (open extraction
+        does), so "Coach Elin Rasmark" is not made the canonical form of "Elin Rasmark".
+
+    Returns
+    -------
+    dict
+        Surface form (as given, and normalised) -> canonical name, for every input name and
+        every document name that resolves to one of them.
+
+    Examples
+    --------
+    >>> table = reconcile_entities(["Kestrel", "Kestrel Motors", "Voss", "Mara Voss", "Pacific"])
+    >>> table["Kestrel"], table["Voss"], table["Pacific"]
+    ('Kestrel Motors', 'Mara Voss', 'Pacific')
+    """
+    names = [n for n in names if isinstance(n, str)]
+    doc_names: list[str] = []
+    if documents is not None:
+        docs = documents if (isinstance(documents, list) and documents and isinstance(documents[0], dict)
+                             and "text" in documents[0]) else load_documents(documents)
+        for d in docs:
+            doc_names.extend(capitalised_names(d["text"], extended_titles=extended_titles))
+    # display form of each normalised, case-folded name: the most frequent spelling
+    spellings: dict[str, Counter] = {}
+    for n in list(names) + doc_names:
+        norm = normalize_name(n)
+        if norm and is_name(norm):
+            spellings.setdefault(norm.lower(), Counter())[norm] += 1
+    display = {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in spellings.items()}
+    toks = {k: tuple(lower_words(k)) for k in display}
+    # resolve longer names first, so a short name can follow a chain to its final canonical
+    order = sorted(display, key=lambda k: (-len(toks[k]), k))
+    canon: dict[str, str] = {}
+    for k in order:
+        t = toks[k]
+        if not t or all(w in ORG_WORDS for w in t):   # "Motors" alone names no one
+            canon[k] = k
+            continue
+        longer = [c for c in canon if len(toks[c]) > len(t)]
+        prefix = {canon[c] for c in longer if toks[c][:len(t)] == t}
+        # "Kestrel Motors" is not a short form of "CEO of Kestrel Motors": no suffix into a connected name
+        suffix = {canon[c] for c in longer if toks[c][-len(t):] == t
+                  and not any(w in _CONNECTOR_WORDS for w in toks[c])}
+        if len(prefix) == 1:
+            canon[k] = prefix.pop()
+        elif not prefix and len(suffix) == 1:
+            canon[k] = suffix.pop()
+        else:
+            canon[k] = k
+    extracted = {normalize_name(n).lower() for n in names}
+    used_canon = {canon[k] for k in extracted if k in canon}
+    table: dict[str, str] = {}
+    for n in sorted(set(names)):
+        k = normalize_name(n).lower()
+        table[n] = display[canon[k]] if k in canon else normalize_name(n)
+    for k in sorted(canon):
+        if k in extracted or canon[k] in used_canon:
+            table.setdefault(display[k], display[canon[k]])
+    return table
+
+
+def apply_aliases(triples: Iterable[Triple], table: dict[str, str]) -> list[Triple]:
+    """Rename subjects and objects to their canonical names; drop triples that became loops."""
+    out = []
+    for t in triples:
+        s = table.get(t.subject, normalize_name(t.subject))
+        o = table.get(t.object, normalize_name(t.object))
+        if s.lower() != o.lower():
+            out.append(dataclasses.replace(t, subject=s, object=o))
+    return out
+
+
+def evaluate_aliases(table: dict[str, str], gold: dict[str, str] | None = None):
+    """Compare an alias table with the gold aliases: one row per gold alias, plus merges made.
+
+    Taught in chapter "From text to a knowledge graph".
+
+    Returns
+    -------
+    (pandas.DataFrame, dict)
+        Rows ``alias, expected, resolved, correct``; and a summary with ``gold`` (number of
+        gold aliases), ``resolved`` (correct), ``recall``, ``merges`` (table entries whose
+        name changed), ``wrong_merges`` and ``precision`` of those merges.
+    """
+    import pandas as pd
+
+    if gold is None:
+        gold = load_gold_aliases()
+    low = {k.lower(): v for k, v in table.items()}
+    rows = []
+    for alias, expected in sorted(gold.items()):
+        got = table.get(alias, low.get(alias.lower()))
+        rows.append({"alias": alias, "expected": expected, "resolved": got,
+                     "correct": got is not None and got.lower() == expected.lower()})
+    df = pd.DataFrame(rows)
+    canonical = {v.lower() for v in gold.values()}
+    gold_low = {k.lower(): v.lower() for k, v in gold.items()}
+    merges = {k: v for k, v in table.items() if normalize_name(k).lower() != v.lower()}
+    wrong = {k: v for k, v in merges.items()
+             if gold_low.get(normalize_name(k).lower(),
+                             normalize_name(k).lower() if normalize_name(k).lower() in canonical
+                             else None) != v.lower()}
+    summary = {"gold": len(gold), "resolved": int(df["correct"].sum()),
+               "recall": float(df["correct"].mean()) if len(df) else float("nan"),
+               "merges": len(merges), "wrong_merges": len(wrong),
+               "precision": (1 - len(wrong) / len(merges)) if merges else float("nan")}
+    return df, summary

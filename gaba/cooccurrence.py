@@ -1,0 +1,69 @@
+"""The co-occurrence rule: link two names that a sentence writes together (no model).
+
+Taught in chapter "From text to a knowledge graph".
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .data.triple import Triple
+from .names import candidate_names
+from .passages import split_sentences
+from .validate import normalize_predicate
+
+
+#: Relation of a co-occurrence edge whose connecting words do not make a short predicate.
+COOCCURRENCE_RELATION = "mentioned_with"
+#: A co-occurrence edge takes the words between its two names as its relation when there
+#: are at most this many of them and no other name ("Sevrine married Emeric" -> ``married``).
+COOCCURRENCE_MAX_WORDS = 6
+
+
+def _maximal_mentions(sentence: str, names: Iterable[str]) -> list[str]:
+    """The names written in ``sentence`` in reading order, longest first where two overlap."""
+    spans: list[tuple[int, int, str]] = []
+    for n in sorted(set(names), key=lambda n: (-len(n), n)):
+        for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w])", sentence):
+            if not any(a < m.end() and m.start() < b for a, b, _ in spans):
+                spans.append((m.start(), m.end(), n))
+    return [n for _, _, n in sorted(spans)]
+
+
+def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[Triple]:
+    """A rule, not the model: link every two names written in the same sentence.
+
+    Taught in chapter "From text to a knowledge graph". For each sentence of ``doc``
+    (:func:`~gaba.passages.split_sentences`) and each two of its names (``names``, default the document's
+    :func:`~gaba.names.candidate_names`; where names overlap, the longest), in reading order: one triple
+    whose evidence is the sentence and whose relation is the words between the two names
+    as a predicate (:func:`~gaba.validate.normalize_predicate`) when there are at most
+    :data:`COOCCURRENCE_MAX_WORDS` of them and no other name, else :data:`COOCCURRENCE_RELATION`. Nothing
+    here knows a word of any domain; the model's triples say *how* two names are related,
+    this rule only makes sure that two names a sentence puts together are connected.
+
+    Examples
+    --------
+    >>> doc = {"id": "d1", "text": "Ann Lee founded Acme in Oslo. Acme hired Bo Tarn."}
+    >>> [t.as_tuple() for t in cooccurrence_triples(doc)]
+    [('Ann Lee', 'founded', 'Acme'), ('Ann Lee', 'mentioned_with', 'Oslo'), ('Acme', 'mentioned_with', 'Oslo'), ('Acme', 'hired', 'Bo Tarn')]
+    """
+    text = doc["text"]
+    names = list(candidate_names(text) if names is None else names)
+    out: list[Triple] = []
+    seen: set[tuple[str, str]] = set()
+    for sentence in split_sentences(text):
+        found = list(dict.fromkeys(_maximal_mentions(sentence, names)))
+        for i, a in enumerate(found):
+            for b in found[i + 1:]:
+                if (a, b) in seen or (b, a) in seen:
+                    continue
+                seen.add((a, b))
+                m = re.search(rf"(?<![\w]){re.escape(a)}(?![\w])(.*?)(?<![\w]){re.escape(b)}(?![\w])",
+                              sentence)
+                between = m.group(1) if m else ""
+                words = re.findall(r"[^\W_]+", between)
+                short = 0 < len(words) <= COOCCURRENCE_MAX_WORDS and not _maximal_mentions(between, found)
+                rel = normalize_predicate(between) if short else ""
+                out.append(Triple(a, rel or COOCCURRENCE_RELATION, b, str(doc["id"]), sentence))
+    return out

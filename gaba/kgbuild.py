@@ -1,0 +1,225 @@
+"""The knowledge graph of a corpus: extraction, reconciliation and the co-occurrence rule in one
+:class:`networkx.MultiDiGraph`; its edges back as triples; a drawing of it.
+
+Taught in chapter "From text to a knowledge graph". :func:`build_knowledge_graph` is public as
+``gaba.graph.build_knowledge_graph``.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .aliases import apply_aliases, reconcile_entities
+from .cooccurrence import cooccurrence_triples
+from .data.news import load_documents
+from .data.triple import Triple
+from .extract import extract_corpus
+from .names import TITLES, candidate_names, strip_title
+from .request import prompt_version, schema_relations
+
+
+def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
+                          cache_dir: str | Path | None = None, rebuild: bool = False,
+                          concurrency: int | None = None,
+                          progress: bool = True, cooccurrence: bool | None = None):
+    """Build the knowledge graph of a corpus: extraction (cached), validation, reconciliation.
+
+    Taught in chapter "From text to a knowledge graph". Public as
+    ``gaba.graph.build_knowledge_graph``.
+
+    Parameters
+    ----------
+    documents : None, list or path
+        Default: the book's 14 news snippets. Also a list of strings or ``{"id", "text"}``
+        dicts, a JSON file of such a list, or a folder of ``.txt``/``.md`` files.
+    schema : None, dict or list, optional
+        None (default): open extraction, each relation a short predicate from the text
+        (``founded``, ``born_in``). A domain schema such as :data:`gaba.prompts.NEWS_SCHEMA`
+        restricts relations to its names (schema-guided extraction).
+    cache_dir : str or Path, optional
+        Folder of the per-document triples cache (default ``assets/kg-cache``, or
+        ``GABA_KG_CACHE``). Delete it (or pass ``rebuild=True``) to re-extract.
+    rebuild : bool
+        Re-extract every document, ignoring cached triples.
+    progress : bool
+        Show a progress bar over the documents.
+    concurrency : int, optional
+        Extraction calls in flight (see :func:`~gaba.extract.extract_corpus`; default ``GABA_CONCURRENCY``,
+        else 1 for the local model and 8 for an OpenAI-compatible endpoint). Each document's
+        extraction is recorded as soon as it is done, so an interrupted build, run again,
+        only extracts the documents it had not finished; the graph is built once, at the end.
+    cooccurrence : bool, optional
+        Also link two names that share a sentence when the model linked them nowhere
+        (:func:`~gaba.cooccurrence.cooccurrence_triples`, a rule; a one-word name only if the model used it
+        somewhere). Default: on for open extraction, off with a schema.
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+        Nodes are canonical entity names with attributes ``aliases`` (sorted list of the other
+        surface forms, titled forms such as "Dr. Lena Marsh" included) and, in open mode,
+        ``type``. Edges go subject -> object with key = relation and attributes ``relation``,
+        ``doc_id``, ``evidence`` (first source), ``sources`` (every ``[doc_id, evidence]``),
+        for RELATED_TO ``verb``, and ``rule="co-occurrence"`` on edges the rule added.
+        ``G.graph`` records ``documents``, ``failed`` (doc_id -> error), ``cache`` counts,
+        ``schema`` (``"open"`` or the relation names), ``prompt_version`` and
+        ``cooccurrence``.
+
+    Raises
+    ------
+    DocumentError
+        A document is empty, not text, or too long (raised before any model call).
+
+    Examples
+    --------
+    >>> G = build_knowledge_graph(progress=False)                     # doctest: +SKIP
+    >>> G.edges["Aurora Cell Works", "Kestrel Motors", "SUPPLIES_TO"]["doc_id"]  # doctest: +SKIP
+    'n01'
+    """
+    import networkx as nx
+
+    docs = load_documents(documents)
+    ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress,
+                        concurrency=concurrency)
+    names = sorted({t.subject for t in ex.triples} | {t.object for t in ex.triples})
+    table = reconcile_entities(names, docs, extended_titles=schema is None)
+    triples = apply_aliases(ex.triples, table)
+    if cooccurrence is None:
+        cooccurrence = schema is None
+    rule_triples: set[Triple] = set()
+    if cooccurrence:
+        linked = {frozenset((t.subject, t.object)) for t in triples}
+        # a one-word capitalised run may be an ordinary word at a sentence start ("Later"):
+        # the rule links it only if the model used it as a name somewhere in the corpus
+        used = {m.casefold() for n in names for m in (n, table.get(n, n))}
+        raw = [r for d in docs for r in cooccurrence_triples(
+            d, [n for n in candidate_names(d["text"]) if " " in n or n.casefold() in used])]
+        extra = reconcile_entities(sorted({r.subject for r in raw} | {r.object for r in raw}), docs,
+                                   extended_titles=schema is None)
+        for r in apply_aliases(raw, {**extra, **table}):
+            pair = frozenset((r.subject, r.object))
+            if pair not in linked:
+                linked.add(pair)
+                rule_triples.add(r)
+                triples.append(r)
+    G = nx.MultiDiGraph(documents=len(docs), failed=dict(ex.failed), cache=dict(ex.cache),
+                        schema="open" if schema is None else list(schema_relations(schema)),
+                        prompt_version=prompt_version(schema), cooccurrence=bool(cooccurrence))
+    types: dict[str, Counter] = {}
+    for t in triples:
+        for n, ty in ((t.subject, t.subject_type), (t.object, t.object_type)):
+            if n not in G:
+                G.add_node(n, aliases=[])
+            if ty:
+                types.setdefault(n, Counter())[ty] += 1
+        if G.has_edge(t.subject, t.object, key=t.relation):
+            G.edges[t.subject, t.object, t.relation]["sources"].append([t.doc_id, t.evidence])
+            continue
+        attrs = {"relation": t.relation, "doc_id": t.doc_id, "evidence": t.evidence,
+                 "sources": [[t.doc_id, t.evidence]]}
+        if t.verb:
+            attrs["verb"] = t.verb
+        if t in rule_triples:
+            attrs["rule"] = "co-occurrence"
+        G.add_edge(t.subject, t.object, key=t.relation, **attrs)
+    for alias, canonical in table.items():
+        if canonical in G and alias != canonical and alias not in G.nodes[canonical]["aliases"]:
+            G.nodes[canonical]["aliases"].append(alias)
+    for n, c in types.items():
+        G.nodes[n]["type"] = sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    _add_titled_aliases(G, docs, extended=schema is None)
+    for n in G:
+        G.nodes[n]["aliases"] = sorted(G.nodes[n]["aliases"])
+    parts = ex.cache["hits"] + ex.cache["misses"]    # extract_corpus counts every passage once
+    G.graph["passages"] = parts
+    if ex.failed:
+        what = (f"{len(ex.failed)} of {len(docs)} documents" if parts == len(docs) else
+                f"{len(ex.failed)} of {parts} passages ({len(docs)} documents)")
+        warnings.warn(f"{what} could not be extracted and are "
+                      f"missing from the graph: " + "; ".join(f"{k}: {v}" for k, v in
+                                                              sorted(ex.failed.items())),
+                      stacklevel=2)
+    return G
+
+
+def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
+    """Add "Dr. Lena Marsh" as an alias of person node "Lena Marsh" where a text writes it so.
+
+    With ``extended``, any title of :data:`~gaba.names.ALL_TITLES` that :func:`~gaba.names.strip_title` would drop
+    ("Coach Elin Rasmark") counts too.
+    """
+    text = "\n".join(d["text"] for d in docs)
+    for n, data in G.nodes(data=True):
+        if data.get("type") != "person":
+            continue
+        for m in re.finditer(rf"\b([A-Z][\w'’-]*)\.?\s+{re.escape(n)}\b", text):
+            alias = m.group(0)
+            if m.group(1).lower() in TITLES or (extended and strip_title(alias, extended=True) == n):
+                if alias not in data["aliases"]:
+                    data["aliases"].append(alias)
+
+
+def graph_triples(G, *, rules: bool = True) -> list[Triple]:
+    """The edges of a graph built by :func:`build_knowledge_graph`, as triples (sorted).
+
+    ``rules=False`` leaves out the edges a rule added (``rule`` attribute), keeping the model's.
+    """
+    out = [Triple(u, d.get("relation", k), v, d.get("doc_id", ""), d.get("evidence", ""),
+                  d.get("verb", "")) for u, v, k, d in G.edges(keys=True, data=True)
+           if rules or not d.get("rule")]
+    return sorted(out, key=lambda t: (t.subject, t.relation, t.object))
+
+
+def draw_knowledge_graph(G, *, ax=None, highlight: Sequence[tuple[str, str]] = (), seed: int = 0):
+    """Draw a knowledge graph: entity names on nodes, relation names on edges.
+
+    Taught in chapter "From text to a knowledge graph".
+
+    Parameters
+    ----------
+    G : networkx.MultiDiGraph
+        A graph from :func:`build_knowledge_graph`.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    highlight : sequence of (u, v)
+        Edges drawn thick and red (e.g. a path).
+    seed : int
+        Seed of the layout, so the figure is the same on every build.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(11, 7.5))
+    U = nx.Graph(G)
+    pos = nx.kamada_kawai_layout(U) if U.number_of_nodes() > 1 else nx.spring_layout(U, seed=seed)
+    hi = {frozenset(e) for e in highlight}
+    plain = [(u, v) for u, v in G.edges() if frozenset((u, v)) not in hi]
+    bold = [(u, v) for u, v in G.edges() if frozenset((u, v)) in hi]
+    nx.draw_networkx_nodes(G, pos, ax=ax, node_size=260, node_color="#dbe9f6", edgecolors="#0969da")
+    nx.draw_networkx_edges(G, pos, edgelist=plain, ax=ax, edge_color="#8c959f", arrows=True,
+                           arrowsize=10, node_size=260)
+    if bold:
+        nx.draw_networkx_edges(G, pos, edgelist=bold, ax=ax, edge_color="#cf222e", width=2.5,
+                               arrows=True, arrowsize=12, node_size=260)
+    nx.draw_networkx_labels(G, pos, ax=ax, font_size=8,
+                            labels={n: n.replace(" ", "\n", 1) if len(n) > 14 else n for n in G})
+    labels: dict[tuple, list[str]] = {}     # one label per pair of nodes, both directions
+    first: dict[frozenset, tuple] = {}
+    for u, v, d in G.edges(data=True):
+        pair = first.setdefault(frozenset((u, v)), (u, v))
+        labels.setdefault(pair, []).append(d.get("relation", ""))
+    nx.draw_networkx_edge_labels(G, pos, ax=ax, font_size=6, font_color="#57606a",
+                                 edge_labels={k: "\n".join(sorted(set(v))) for k, v in labels.items()},
+                                 rotate=False, bbox={"alpha": 0})
+    ax.set_axis_off()
+    ax.margins(0.08)
+    return ax

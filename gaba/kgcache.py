@@ -1,0 +1,79 @@
+"""The per-document triples cache: each document's extraction, keyed by text, request and model.
+
+Taught in chapter "From text to a knowledge graph". :func:`gaba.extract.extract_corpus` writes one
+entry per document to ``<cache_dir>/<key>.json`` as soon as it is extracted; a rebuild reads them
+back and makes no model call.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from . import llm
+from .cache import cache_path
+from .config import ASSETS
+from .fileio import atomic_write_text
+from .request import extraction_request, prompt_version
+
+
+#: Default folder of the per-document triples cache (``GABA_KG_CACHE`` overrides it).
+KG_CACHE_DIR = ASSETS / "kg-cache"
+#: Bumped when the triples-cache entry format changes.
+CACHE_FORMAT = 1
+
+
+def kg_cache_dir(cache_dir: str | Path | None = None) -> Path:
+    """The triples cache folder: ``cache_dir``, else ``GABA_KG_CACHE``, else ``assets/kg-cache``."""
+    return Path(cache_dir or os.environ.get("GABA_KG_CACHE") or KG_CACHE_DIR)
+
+
+def triples_cache_key(text: str, schema: Any = None) -> str:
+    """sha256 of the document text, the extraction request and the model identity.
+
+    In open mode the request itself is hashed (its prompt lists the document's candidate names,
+    so a change to how names are found is a cache miss for exactly the documents it changes);
+    in schema mode, the prompt version (:func:`~gaba.request.prompt_version`).
+    """
+    if schema is None:
+        blob = json.dumps({"text": text, "request": extraction_request(text), "model": llm._identity()},
+                          sort_keys=True, ensure_ascii=False)
+    else:
+        blob = json.dumps({"text": text, "prompt": prompt_version(schema), "model": llm._identity()},
+                          sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def read_entry(path: Path, key: str) -> dict | None | bool:
+    """The entry at ``path``; None if absent; False if present but corrupt."""
+    if not path.is_file():
+        return None
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        ok = (isinstance(entry, dict) and entry.get("key") == key
+              and isinstance(entry.get("facts"), list)
+              and all(isinstance(f, dict) and all(isinstance(f.get(k), str) for k in
+                                                   ("subject", "object"))
+                      for f in entry["facts"]))
+        return entry if ok else False
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+
+
+def write_entry(path: Path, entry: dict) -> None:
+    """Write a cache entry to ``path``."""
+    # atomic (readers see the old entry or the whole new one), mode 0666 minus the umask
+    atomic_write_text(path, json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+def recorded_seconds(resp) -> float:
+    """Model seconds of a response: its wall time, or the time recorded in the LLM cache."""
+    if not resp.cached:
+        return round(resp.seconds, 3)
+    try:
+        entry = json.loads(cache_path(resp.key).read_text(encoding="utf-8"))
+        return float(entry["response"].get("seconds", 0.0))
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0

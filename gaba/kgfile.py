@@ -1,0 +1,124 @@
+"""A knowledge graph on disk: :func:`save_graph` and :func:`load_graph` (JSON node-link or GraphML).
+
+Taught in chapter "From text to a knowledge graph". Public as ``gaba.graph.save_graph`` and
+``gaba.graph.load_graph``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import GabaError
+from .fileio import atomic_writer
+
+
+def save_graph(G, path: str | Path) -> Path:
+    """Write a knowledge graph to JSON (node-link) or, for a ``.graphml`` path, GraphML.
+
+    Taught in chapter "From text to a knowledge graph". List attributes (``aliases``,
+    ``sources``) are stored as JSON strings in GraphML. The write is atomic.
+
+    Examples
+    --------
+    >>> import networkx as nx, tempfile, pathlib
+    >>> G = nx.MultiDiGraph(); G.add_node("A", aliases=["a"])
+    >>> G.add_edge("A", "B", key="ACQUIRED", relation="ACQUIRED", doc_id="d1", evidence="A bought B.")
+    'ACQUIRED'
+    >>> p = save_graph(G, pathlib.Path(tempfile.mkdtemp()) / "g.json")
+    >>> H = load_graph(p); H.nodes["A"]["aliases"], H.edges["A", "B", "ACQUIRED"]["doc_id"]
+    (['a'], 'd1')
+    """
+    import networkx as nx
+
+    path = Path(path)
+    # atomic (a reader sees the old graph or the whole new one), mode 0666 minus the umask
+    with atomic_writer(path, binary=True) as f:
+        if path.suffix.lower() == ".graphml":
+            H = G.copy()
+            for _, d in H.nodes(data=True):
+                for k, v in list(d.items()):
+                    if isinstance(v, (list, dict)):
+                        d[k] = "json:" + json.dumps(v, ensure_ascii=False)
+            for *_, d in H.edges(keys=True, data=True) if H.is_multigraph() else H.edges(data=True):
+                for k, v in list(d.items()):
+                    if isinstance(v, (list, dict)):
+                        d[k] = "json:" + json.dumps(v, ensure_ascii=False)
+            H.graph = {k: (v if isinstance(v, (str, int, float, bool)) else
+                           "json:" + json.dumps(v, ensure_ascii=False)) for k, v in H.graph.items()}
+            nx.write_graphml(H, f)
+        else:
+            data = nx.node_link_data(G, edges="edges")
+            f.write((json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode())
+    return path
+
+
+def load_graph(path: str | Path):
+    """Read a graph written by :func:`save_graph` (JSON node-link or GraphML).
+
+    Raises
+    ------
+    GabaError
+        The file is missing or is not a saved graph.
+    """
+    import networkx as nx
+
+    path = Path(path)
+    if not path.is_file():
+        raise GabaError(f"no graph file at {path}; write one with save_graph(G, path).")
+
+    def decode(d: dict) -> None:
+        for k, v in list(d.items()):
+            if isinstance(v, str) and v.startswith("json:"):
+                d[k] = json.loads(v[5:])
+
+    try:
+        if path.suffix.lower() == ".graphml":
+            G = nx.read_graphml(path, force_multigraph=True)
+            if not G.is_directed():
+                G = nx.MultiDiGraph(G)
+            for _, d in G.nodes(data=True):
+                decode(d)
+            for *_, d in G.edges(keys=True, data=True):
+                decode(d)
+            decode(G.graph)
+        else:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            _check_node_link(data)
+            G = nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+        _check_graph_attributes(G)
+        return G
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise GabaError(f"{path} is not a graph written by save_graph ({exc}).") from exc
+
+
+#: Edge attributes that must be text in a loaded graph (they are quoted into prompts and pages).
+_TEXT_EDGE_ATTRS = ("relation", "evidence", "doc_id", "verb")
+
+
+def _check_node_link(data: Any) -> None:
+    """Raise ValueError unless ``data`` is node-link JSON whose nodes and edges name string ids
+    (NetworkX would number a node without ``id`` 0 and carry on)."""
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) \
+            or not isinstance(data.get("edges", data.get("links")), list):
+        raise ValueError("expected an object with 'nodes' and 'edges' lists")
+    for i, n in enumerate(data["nodes"]):
+        if not isinstance(n, dict) or not isinstance(n.get("id"), str) or not n["id"].strip():
+            raise ValueError(f"node #{i} has no name ('id' must be a non-empty string): {n!r:.80}")
+    for i, e in enumerate(data.get("edges", data.get("links"))):
+        if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("source", "target")):
+            raise ValueError(f"edge #{i} needs 'source' and 'target' names (strings): {e!r:.80}")
+
+
+def _check_graph_attributes(G) -> None:
+    """Raise ValueError when an edge's relation, evidence, document id or verb is not text, or a
+    node's aliases are not a list of text."""
+    for u, v, k, d in G.edges(keys=True, data=True):
+        for a in _TEXT_EDGE_ATTRS:
+            if a in d and not isinstance(d[a], str):
+                raise ValueError(f"edge {u!r} -> {v!r} ({k}): {a!r} must be text, not "
+                                 f"{type(d[a]).__name__} {d[a]!r:.40}")
+    for n, d in G.nodes(data=True):
+        al = d.get("aliases")
+        if al is not None and not (isinstance(al, list) and all(isinstance(x, str) for x in al)):
+            raise ValueError(f"node {n!r}: 'aliases' must be a list of text, not {al!r:.60}")

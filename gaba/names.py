@@ -1,0 +1,204 @@
+"""Names in text: tidying a surface form, finding the capitalised names, titles, mentions.
+
+Taught in chapter "From text to a knowledge graph". Generic rules of English text, no word list
+of any corpus: a name is a run of capitalised words (:func:`capitalised_names`), a person's
+title is dropped from it (:func:`strip_title`), and a sentence mentions a name when it writes the
+name or a distinctive word of it (:func:`mentions`).
+
+Examples
+--------
+>>> normalize_name("  the Kestrel Motors' ")
+'Kestrel Motors'
+>>> candidate_names("Dr. Ann Lee founded Acme in March 2019.")
+['Ann Lee', 'Acme']
+"""
+from __future__ import annotations
+
+import re
+
+from nameparser.config.titles import TITLES as _nameparser_titles
+
+#: Generic words that end organisation names in English ("Acme Inc", "Granite Bank"): alone
+#: they name no one, so "Bank" is never read as an alias of one bank.
+ORG_WORDS = frozenset("""
+    ag association bank co college company corp corporation foundation fund gmbh group holdings
+    inc institute llc ltd partners plc sa society trust university""".split())
+#: Titles that precede a person's name; open extraction drops them from the canonical name
+#: ("Dr. Lena Marsh" -> "Lena Marsh") and keeps the titled form as an alias.
+TITLES = frozenset("""dr doctor prof professor mr mrs ms miss mx sir dame lord lady king queen prince
+    princess emperor empress duke duchess rev reverend""".split())
+#: Every personal title of the ``nameparser`` library (about 800: "General", "Coach", "Brother",
+#: "Chancellor", ...) plus :data:`TITLES`. Open extraction drops one from the front of a name
+#: of at least two further words ("General Corwin Hale" -> "Corwin Hale"), never from a name
+#: that would be left as one word or ends in an organisation word ("General Motors",
+#: "General Electric Company").
+ALL_TITLES = frozenset(_nameparser_titles) | TITLES
+#: Function words: never a distinctive word of a name, never the first word of one.
+FUNCTION_WORDS = frozenset("""a an and as at after before but by for from in of on since the this that
+    to when while with""".split())
+_PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "him", "her", "them", "its",
+                       "their", "his", "the company", "the firm", "the group", "the bank",
+                       "company", "firm", "group", "bank"})
+
+
+#: Capitalised words that are calendar words, not names (dropped from the candidate names).
+_CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
+    march april may june july august september october november december""".split())
+
+
+def candidate_names(text: str) -> list[str]:
+    """The names the open extractor may use: capitalised runs of the text, titles dropped.
+
+    Generic, no word list of any corpus: a run of capitalised words (:func:`capitalised_names`),
+    a person's title removed (:func:`strip_title` with the ``nameparser`` titles), calendar
+    words and pronouns left out.
+
+    Examples
+    --------
+    >>> candidate_names("Dr. Ann Lee founded Acme in March 2019. She lives in Oslo.")
+    ['Ann Lee', 'Acme', 'Oslo']
+    """
+    out: list[str] = []
+    for n in capitalised_names(text, extended_titles=True):
+        words = [w for w in n.split() if w.lower().rstrip(".") not in _CALENDAR]
+        n = " ".join(words)
+        if n and is_name(n) and n.rstrip(".").lower() not in TITLES and n.lower() not in FUNCTION_WORDS \
+                and n not in out:
+            out.append(n)
+    return out
+
+
+def normalize_name(name: str) -> str:
+    """Tidy a surface form: collapse spaces, drop a leading "the", possessives and trailing punctuation.
+
+    Examples
+    --------
+    >>> normalize_name("Kestrel Motors's"), normalize_name("The  Granite Bank.")
+    ('Kestrel Motors', 'Granite Bank')
+    """
+    s = re.sub(r"\s+", " ", str(name)).strip()
+    s = s.strip(" \t\"“”‘,;:()[]")
+    s = re.sub(r"(?:['’]s|['’])$", "", s).strip()
+    s = re.sub(r"^(?:the)\s+", "", s, flags=re.IGNORECASE)
+    s = s.rstrip(".").strip()
+    return s
+
+
+def lower_words(name: str) -> list[str]:
+    """The lowercase words of a text (letters, digits, ``&`` and ``-``)."""
+    return re.findall(r"[\w&-]+", name.lower())
+
+
+def mentions(sentence: str, name: str) -> bool:
+    """Whether ``sentence`` names ``name``: the full name, or a distinctive word of it.
+
+    A distinctive word is one of at least three letters that is not an organisation marker
+    (:data:`ORG_WORDS`) nor a stop word: "Kestrel" mentions "Kestrel Motors", "Voss" mentions
+    "Mara Voss", but "Motors" alone mentions nothing.
+
+    Examples
+    --------
+    >>> mentions("The chief executive of Kestrel said so.", "Kestrel Motors")
+    True
+    >>> mentions("Voss joined the board.", "Kestrel Motors")
+    False
+    """
+    name = normalize_name(name)
+    if not name:
+        return False
+    low = sentence.lower()
+    if re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", low):
+        return True
+    words = set(lower_words(low))
+    return any(t in words for t in lower_words(name)
+               if len(t) >= 3 and t not in ORG_WORDS and t not in FUNCTION_WORDS)
+
+
+def is_name(name: str) -> bool:
+    """Whether ``name`` can name an entity: it has a capital or a digit and is no pronoun."""
+    return bool(name) and any(c.isupper() or c.isdigit() for c in name) \
+        and name.lower() not in _PRONOUNS
+
+
+def capitalised_in(name: str, text: str) -> bool:
+    """Whether a capitalised word of ``name`` is written capitalised in ``text`` (a proper name)."""
+    words = {w for w in re.findall(r"[A-Z][\w&-]*", text) if w.lower() not in FUNCTION_WORDS}
+    return any(w in words for w in re.findall(r"[A-Z][\w&-]*", name))
+
+
+def looks_like_org(name: str) -> bool:
+    """Whether ``name`` ends in an organisation word (:data:`ORG_WORDS`)."""
+    toks = lower_words(name)
+    return bool(toks) and toks[-1] in ORG_WORDS
+
+
+def looks_like_person(name: str) -> bool:
+    """Whether ``name`` looks like a person's: two or three capitalised words, not an organisation."""
+    toks = name.split()
+    return len(toks) in (2, 3) and all(t[:1].isupper() for t in toks) and not looks_like_org(name)
+
+
+def strip_title(name: str, *, extended: bool = False) -> str:
+    """A person's name without a leading title (:data:`TITLES`): "Dr. Lena Marsh" -> "Lena Marsh".
+
+    With ``extended=True`` a title of :data:`ALL_TITLES` is dropped too, but only where at
+    least two capitalised words remain and the last is not an organisation word
+    (:data:`ORG_WORDS`): "General Corwin Hale" -> "Corwin Hale", "General Motors" stays.
+
+    Examples
+    --------
+    >>> strip_title("Dr. Lena Marsh"), strip_title("Professor Ivo Tarn"), strip_title("Marsh")
+    ('Lena Marsh', 'Ivo Tarn', 'Marsh')
+    >>> strip_title("Coach Elin Rasmark", extended=True), strip_title("General Motors", extended=True)
+    ('Elin Rasmark', 'General Motors')
+    """
+    words = name.split()
+    while len(words) > 1 and words[0].rstrip(".").lower() in TITLES and words[1][:1].isupper():
+        words = words[1:]
+    while (extended and len(words) > 2 and words[0].rstrip(".").lower() in ALL_TITLES
+           and all(w[:1].isupper() for w in words[1:]) and words[-1].lower() not in ORG_WORDS):
+        words = words[1:]
+    return " ".join(words)
+
+
+#: Lowercase words that may join the capitalised words of one name ("University of Caldermoor",
+#: "Ludwig van Beethoven"); "and" and "for" are left out, since they join two names as often.
+NAME_CONNECTORS = ("of the", "of", "de", "du", "del", "della", "der", "van", "von", "da", "di", "la", "le")
+_CAP = r"[A-Z][\w&'’-]*"
+_CONNECT = "|".join(c.replace(" ", r"\s+") for c in NAME_CONNECTORS)
+_NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*")
+
+
+def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
+    """Runs of capitalised words in ``text``: candidate names, with their parts.
+
+    A run may hold connector words (:data:`NAME_CONNECTORS`): "University of Caldermoor" is one
+    name; its capitalised parts ("University", "Caldermoor") are listed after it. Leading
+    function words and a person's title (:func:`strip_title`, with ``extended_titles`` its
+    ``extended`` list) are dropped.
+
+    Examples
+    --------
+    >>> capitalised_names("Before Orchard, Kim founded Tallyroute with Pacific Crest Logistics.")
+    ['Orchard', 'Kim', 'Tallyroute', 'Pacific Crest Logistics']
+    >>> capitalised_names("Dr. Ann Lee joined the University of Caldermoor.")
+    ['Ann Lee', 'University of Caldermoor', 'University', 'Caldermoor']
+    """
+    names = []
+
+    def add(run: str) -> None:
+        words = normalize_name(run).split()
+        while words and words[0].lower() in FUNCTION_WORDS:
+            words = words[1:]
+        name = strip_title(" ".join(words), extended=extended_titles)
+        if name and name.rstrip(".").lower() not in TITLES:
+            names.append(name)
+
+    for m in _NAME_RUN.finditer(text):
+        run = m.group(0)
+        add(run)
+        parts = re.split(rf"\s+(?:{_CONNECT})\s+", run)
+        if len(parts) > 1:
+            for part in parts:
+                add(part)
+    return names

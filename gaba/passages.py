@@ -1,0 +1,128 @@
+"""Documents and passages: what the extractor reads, sentence by sentence.
+
+Taught in chapter "From text to a knowledge graph". A document is split into sentences
+(:func:`split_sentences`), shown to the open extractor as numbered sentences
+(:func:`numbered_sentences`), and a long one is extracted passage by passage
+(:func:`split_document`). :func:`check_document` refuses a document that does not fit the
+model's context.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .data.news import load_documents
+from .errors import DocumentError
+from .tokens import estimate_tokens
+
+
+#: A document longer than this (estimated tokens) does not fit the local model's context.
+MAX_DOCUMENT_TOKENS = 6000
+
+#: Abbreviations after which a full stop does not end a sentence ("Dr. Lee", "Acme Inc. said").
+ABBREVIATIONS = frozenset("""dr prof mr mrs ms mx st jr sr rev gen col capt lt sgt inc corp co ltd
+    no vs etc approx dept univ est fig""".split())
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences (on ``.``, ``!``, ``?`` followed by a space and a capital or digit).
+
+    A full stop after an abbreviation (:data:`ABBREVIATIONS`) or an initial ("J. R. Tolk") does
+    not end a sentence.
+
+    Examples
+    --------
+    >>> split_sentences("Helio invested $1.5 million. Aurora said so! Fine")
+    ['Helio invested $1.5 million.', 'Aurora said so!', 'Fine']
+    >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
+    ['Dr. Ann Lee met J. Tarn.', 'They talked.']
+    """
+    parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])", text.strip())
+    out: list[str] = []
+    for p in (p.strip() for p in parts):
+        if not p:
+            continue
+        last = re.search(r"(\w+)\.$", out[-1]) if out else None
+        if last and (last.group(1).lower() in ABBREVIATIONS
+                     or (len(last.group(1)) == 1 and last.group(1).isupper())):
+            out[-1] = out[-1] + " " + p
+        else:
+            out.append(p)
+    return out
+
+
+def numbered_sentences(text: str) -> str:
+    """The text as numbered sentences, one per line (what the open extractor reads).
+
+    Examples
+    --------
+    >>> print(numbered_sentences("Ann founded Acme. She lives in Oslo."))
+    [1] Ann founded Acme.
+    [2] She lives in Oslo.
+    """
+    return "\n".join(f"[{i}] {s}" for i, s in enumerate(split_sentences(text), 1))
+
+
+#: Documents longer than this many words are extracted passage by passage (:func:`split_document`).
+#: The model lists every fact of the text it is given within :data:`~gaba.request.OPEN_MAX_TOKENS` answer
+#: tokens; dense paragraphs of real text (60-90 words, a dozen names) ran past that limit in about
+#: half of the cases, and the whole document was lost. Short news items stay one passage.
+PASSAGE_WORDS = 50
+
+
+def split_document(doc: dict, max_words: int = PASSAGE_WORDS) -> list[dict]:
+    """Split a long document into passages of whole sentences, each at most ``max_words`` words.
+
+    A document of at most ``max_words`` words (or of one sentence) is returned as it is, so its
+    extraction and its cache entry do not change. Otherwise consecutive sentences are grouped
+    greedily; a passage keeps the document's fields, gets the id ``"<id>#<n>"`` (from 1) and a
+    ``"source"`` field with the document's id. A sentence longer than ``max_words`` stands alone.
+
+    Examples
+    --------
+    >>> doc = {"id": "d1", "text": "Ann Lee founded Acme. " * 3}
+    >>> [p["id"] for p in split_document(doc, max_words=8)]
+    ['d1#1', 'd1#2']
+    >>> split_document({"id": "d2", "text": "Short."}) == [{"id": "d2", "text": "Short."}]
+    True
+    """
+    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
+        raise ValueError(f"max_words must be a positive integer, not {max_words!r}")
+    text = doc["text"]
+    if len(text.split()) <= max_words:
+        return [doc]
+    sentences = split_sentences(text)
+    if len(sentences) <= 1:
+        return [doc]
+    groups: list[list[str]] = []
+    words = 0
+    for sent in sentences:
+        n = len(sent.split())
+        if groups and words + n <= max_words:
+            groups[-1].append(sent)
+            words += n
+        else:
+            groups.append([sent])
+            words = n
+    return [{**doc, "id": f"{doc['id']}#{i}", "text": " ".join(g), "source": doc["id"]}
+            for i, g in enumerate(groups, 1)]
+
+
+def as_document(doc: Any) -> dict:
+    """``doc`` (a string or a dict with ``text``) as a checked ``{"id", "text"}`` document."""
+    if isinstance(doc, dict) or isinstance(doc, str):
+        d = load_documents([doc])[0]
+    else:
+        raise DocumentError(f"a document must be a string or a dict with 'text', not a "
+                            f"{type(doc).__name__}.")
+    check_document(d)
+    return d
+
+
+def check_document(doc: dict) -> None:
+    """Raise :class:`~gaba.errors.DocumentError` if ``doc`` cannot be sent to the extractor."""
+    n = estimate_tokens(doc["text"])
+    if n > MAX_DOCUMENT_TOKENS:
+        raise DocumentError(
+            f"document {doc['id']!r} is about {n} tokens long; the extractor takes at most "
+            f"{MAX_DOCUMENT_TOKENS}. Split it into smaller documents (paragraphs or sections).")

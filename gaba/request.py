@@ -1,0 +1,178 @@
+"""The extraction request: the prompt, the JSON schema of the answer and the limits sent to the model.
+
+Taught in chapter "From text to a knowledge graph". Two modes:
+
+- open extraction (``schema=None``, the default): the model lists facts between the document's
+  candidate names (:func:`gaba.names.candidate_names`) with a free predicate and a sentence number;
+- schema-guided extraction (e.g. ``schema=NEWS_SCHEMA``): ``relation`` is an enum of the schema's
+  names and the model copies an evidence sentence.
+
+The request is part of every cache key (:func:`gaba.kgcache.triples_cache_key` and the model
+response cache), so any change to it makes every document a cache miss.
+
+Examples
+--------
+>>> RELATIONS[:3]
+('SUPPLIES_TO', 'BUYS_FROM', 'COMPETES_WITH')
+>>> extraction_request("Ann Lee founded Acme.")["max_tokens"]
+400
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .names import candidate_names
+from .passages import numbered_sentences
+from .prompts import (ENTITY_TYPES, EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXTRACTION_SYSTEM,
+                      NEWS_SCHEMA, OPEN_EXTRACTION_PROMPT, OPEN_EXTRACTION_SYSTEM)
+
+
+#: The relation vocabulary of the news domain schema (:data:`gaba.prompts.NEWS_SCHEMA`), used
+#: only when a schema is asked for; the default extraction is open (predicates from the text).
+RELATIONS: tuple[str, ...] = tuple(EXTRACTION_RELATIONS)
+#: Free-text fallback relation; its triples keep the model's verb in ``Triple.verb``.
+FALLBACK_RELATION = "RELATED_TO"
+
+#: Open extraction answers may list this many facts (each is about 35 tokens).
+OPEN_MAX_FACTS = 8
+#: Cap on the open extraction answer.
+OPEN_MAX_TOKENS = 400
+
+#: Cap on the extraction answer (a looping small model stops here).
+EXTRACTION_MAX_TOKENS = 400
+#: At most this many facts per document (the schema's ``maxItems``).
+MAX_FACTS = 8
+
+
+def schema_relations(schema: Any) -> dict[str, str]:
+    """A domain schema as ``{RELATION: meaning}``: a mapping, or a list of names (no meanings)."""
+    if isinstance(schema, dict):
+        rels = {str(k).strip().upper(): str(v) for k, v in schema.items()}
+    elif isinstance(schema, (list, tuple)) and schema and all(isinstance(x, str) for x in schema):
+        rels = {x.strip().upper(): x.strip().replace("_", " ").lower() for x in schema}
+    else:
+        raise ValueError("schema must be None (open extraction), a dict of relation -> meaning, or "
+                         f"a list of relation names, not {schema!r}")
+    if not all(re.fullmatch(r"[A-Z][A-Z0-9_]*", r) for r in rels):
+        raise ValueError(f"schema relation names must be UPPER_SNAKE_CASE words, got {sorted(rels)}")
+    return rels
+
+
+def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
+    """The JSON schema of a schema-guided extraction answer (``relation`` is an enum).
+
+    Taught in chapter "From text to a knowledge graph". ``evidence`` comes first so the model
+    copies the sentence before naming the fact; ``verb`` is optional (for
+    :data:`FALLBACK_RELATION`).
+
+    Examples
+    --------
+    >>> extraction_schema()["properties"]["facts"]["items"]["required"]
+    ['evidence', 'subject', 'relation', 'object']
+    """
+    return {
+        "type": "object",
+        "properties": {"facts": {"type": "array", "maxItems": MAX_FACTS, "items": {
+            "type": "object",
+            "properties": {
+                "evidence": {"type": "string"},
+                "subject": {"type": "string"},
+                "relation": {"type": "string", "enum": list(schema_relations(schema))},
+                "object": {"type": "string"},
+                "verb": {"type": "string"},
+            },
+            "required": ["evidence", "subject", "relation", "object"],
+            "additionalProperties": False}}},
+        "required": ["facts"],
+        "additionalProperties": False,
+    }
+
+
+def open_extraction_schema(names: Sequence[str] | None = None) -> dict:
+    """The JSON schema of an open extraction answer: facts with a free ``predicate``.
+
+    Taught in chapter "From text to a knowledge graph". ``subject`` and ``object`` must be one
+    of ``names`` (the document's candidate names, :func:`~gaba.names.candidate_names`), so the model
+    cannot link a name to "battery packs"; the evidence is a sentence number (the code stores
+    the document's own sentence), which keeps the answer short.
+
+    Examples
+    --------
+    >>> s = open_extraction_schema(["Acme", "Ann Lee"])
+    >>> s["properties"]["facts"]["items"]["properties"]["subject"]
+    {'type': 'string', 'enum': ['Acme', 'Ann Lee']}
+    """
+    types = {"type": "string", "enum": list(ENTITY_TYPES)}
+    name = {"type": "string", "enum": list(names)} if names else {"type": "string"}
+    return {
+        "type": "object",
+        "properties": {"facts": {"type": "array", "maxItems": OPEN_MAX_FACTS, "items": {
+            "type": "object",
+            "properties": {
+                "sentence": {"type": "integer", "minimum": 1},
+                "subject": name,
+                "predicate": {"type": "string"},
+                "object": name,
+                "subject_type": types,
+                "object_type": types,
+            },
+            "required": ["sentence", "subject", "predicate", "object", "subject_type", "object_type"],
+            "additionalProperties": False}}},
+        "required": ["facts"],
+        "additionalProperties": False,
+    }
+
+
+def extraction_prompt(text: str, schema: Any = None) -> str:
+    """The user message that asks for the facts of ``text`` (see :mod:`gaba.prompts`).
+
+    ``schema=None`` (the default) is open extraction; a domain schema (e.g.
+    :data:`gaba.prompts.NEWS_SCHEMA`) lists its relations in the prompt.
+
+    Examples
+    --------
+    >>> print(extraction_prompt("Acme buys from Beta.").splitlines()[0][:40])
+    List the facts in the text that link two
+    >>> "SUPPLIES_TO" in extraction_prompt("Acme buys from Beta.", NEWS_SCHEMA)
+    True
+    """
+    if schema is None:
+        return OPEN_EXTRACTION_PROMPT.format(names="; ".join(candidate_names(text)),
+                                             sentences=numbered_sentences(text))
+    relations = "\n".join(f"- {name}: {meaning}" for name, meaning in schema_relations(schema).items())
+    return EXTRACTION_PROMPT.format(relations=relations, text=text.strip())
+
+
+def prompt_version(schema: Any = None) -> str:
+    """A short hash of everything that shapes an extraction request (prompt, schema, limits).
+
+    Part of every triples-cache key: changing the prompt makes every document a cache miss.
+    """
+    if schema is None:
+        blob = json.dumps({"system": OPEN_EXTRACTION_SYSTEM, "prompt": OPEN_EXTRACTION_PROMPT,
+                           "schema": open_extraction_schema(), "max_tokens": OPEN_MAX_TOKENS},
+                          sort_keys=True)
+    else:
+        rels = schema_relations(schema)
+        blob = json.dumps({"system": EXTRACTION_SYSTEM, "prompt": EXTRACTION_PROMPT,
+                           "relations": rels, "schema": extraction_schema(rels),
+                           "max_tokens": EXTRACTION_MAX_TOKENS}, sort_keys=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
+
+
+def extraction_request(text: str, schema: Any = None) -> dict:
+    """The request that extracts the facts of ``text``: ``prompt``, ``system``, ``schema``, ``max_tokens``.
+
+    What :func:`gaba.extract.extract_triples` sends to :func:`gaba.llm.call_llm`, and (open mode)
+    what :func:`gaba.kgcache.triples_cache_key` hashes.
+    """
+    if schema is None:
+        return {"prompt": extraction_prompt(text), "system": OPEN_EXTRACTION_SYSTEM,
+                "schema": open_extraction_schema(candidate_names(text)), "max_tokens": OPEN_MAX_TOKENS}
+    rels = schema_relations(schema)
+    return {"prompt": extraction_prompt(text, rels), "system": EXTRACTION_SYSTEM,
+            "schema": extraction_schema(rels), "max_tokens": EXTRACTION_MAX_TOKENS}

@@ -1,0 +1,266 @@
+"""Which of the model's records become triples: the checks against the document.
+
+Taught in chapter "From text to a knowledge graph". A record is kept only if the document
+supports it: its names are proper names of the text, a sentence of the document mentions both,
+and (open mode) its predicate is a short relation whose words the sentence uses. The refused
+records come back as :class:`Rejection`, with the reason.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .data.triple import Triple
+from .names import (FUNCTION_WORDS, capitalised_in, is_name, looks_like_org, looks_like_person,
+                    lower_words, mentions, normalize_name, strip_title)
+from .passages import split_sentences
+from .prompts import ENTITY_TYPES
+from .request import FALLBACK_RELATION, schema_relations
+
+
+#: Relations whose subject must be a person; a company subject with a person object is swapped.
+PERSON_RELATIONS = frozenset({"BOARD_MEMBER_OF", "CEO_OF"})
+
+
+#: Open predicates longer than this many words are refused (a clause, not a relation).
+MAX_PREDICATE_WORDS = 6
+
+
+@dataclasses.dataclass(frozen=True)
+class Rejection:
+    """A record the model produced that validation refused, and why."""
+
+    doc_id: str
+    record: dict
+    reason: str
+
+
+def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
+    """The document sentence the model's evidence was copied from, or None.
+
+    Exact copies and copies with small edits (similarity >= 90) match; so does a shortened
+    or reworded copy of at least four words of which nine in ten occur in a single sentence,
+    comparing words by their first five letters (a crude stemmer: "acquired" and "acquisition"
+    agree, "acquired" and "founded" do not).
+    """
+    ev = re.sub(r"\s+", " ", evidence).strip()
+    if not ev:
+        return None
+    for s in sentences:
+        if ev == s or (len(ev) >= 20 and ev in s):
+            return s
+    from rapidfuzz import fuzz
+
+    best = max(sentences, key=lambda s: fuzz.ratio(ev, s), default=None)
+    if best is not None and fuzz.ratio(ev, best) >= 90:
+        return best
+    words = [w[:5] for w in lower_words(ev)]
+    if len(words) >= 4:
+        def share(s: str) -> float:
+            have = {w[:5] for w in lower_words(s)}
+            return sum(w in have for w in words) / len(words)
+
+        best = max(sentences, key=share)
+        if share(best) >= 0.9:
+            return best
+    return None
+
+
+_AUX = frozenset("""is was were are am be been being has have had will would shall should can could
+    may might must do does did also currently now then later recently reportedly""".split())
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def normalize_predicate(text: str) -> str:
+    """A predicate as a short lowercase snake_case label: auxiliaries and articles dropped.
+
+    Taught in chapter "From text to a knowledge graph". Returns ``""`` when nothing that names
+    a relation is left (``"is"``).
+
+    Examples
+    --------
+    >>> normalize_predicate("has joined the board of"), normalize_predicate("Was born in")
+    ('joined_board_of', 'born_in')
+    >>> normalize_predicate("is")
+    ''
+    """
+    words = re.findall(r"[^\W_]+", str(text).casefold().replace("\u2019", "'"))
+    while words and words[0] in _AUX:
+        words.pop(0)
+    words = [w for w in words if w not in _ARTICLES]
+    if not any(w not in _AUX and w not in FUNCTION_WORDS for w in words):
+        return ""
+    return "_".join(words)
+
+
+def _stem4(word: str) -> str:
+    return word[:4]
+
+
+def _predicate_in(predicate: str, text: str) -> bool:
+    """Whether a content word of the predicate (first four letters) occurs in ``text``."""
+    have = {_stem4(w) for w in lower_words(text)}
+    content = [w for w in predicate.split("_") if w not in FUNCTION_WORDS and w not in _AUX and len(w) >= 3]
+    return not content or any(_stem4(w) in have for w in content)
+
+
+def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], list[Rejection]]:
+    """Keep the open-extraction records that the document supports; say why others were refused.
+
+    Taught in chapter "From text to a knowledge graph". A record is kept when
+
+    - its predicate normalises (:func:`normalize_predicate`) to at most
+      :data:`MAX_PREDICATE_WORDS` words that name a relation, and a content word of it occurs in
+      the evidence (so the model cannot invent a relation the sentence does not state);
+    - subject and object are two different proper names of the document (not pronouns); a
+      person's title is dropped (:func:`~gaba.names.strip_title`);
+    - the numbered sentence mentions one name and, with the sentence before it (for "she" and
+      "it"), both; if it does not, the first sentence that mentions both is used instead. The
+      document's own sentence is stored as evidence.
+
+    Returns
+    -------
+    (list of Triple, list of Rejection)
+
+    Examples
+    --------
+    >>> doc = {"id": "d1", "text": "Dr. Ann Lee founded Acme in 2019. She lives in Oslo."}
+    >>> recs = [{"sentence": 2, "subject": "Ann Lee", "predicate": "lives in", "object": "Oslo",
+    ...          "subject_type": "person", "object_type": "place"}]
+    >>> kept, refused = validate_open_triples(recs, doc)
+    >>> kept[0].as_tuple(), kept[0].evidence
+    (('Ann Lee', 'lives_in', 'Oslo'), 'She lives in Oslo.')
+    """
+    sentences = split_sentences(doc["text"])
+    kept: list[Triple] = []
+    rejected: list[Rejection] = []
+    seen: set[tuple[str, str, str]] = set()
+    for rec in records:
+        def refuse(reason: str) -> None:
+            rejected.append(Rejection(doc["id"], dict(rec) if isinstance(rec, dict) else {"record": rec},
+                                      reason))
+
+        if not isinstance(rec, dict):
+            refuse("not a record")
+            continue
+        stype = str(rec.get("subject_type") or "other")
+        otype = str(rec.get("object_type") or "other")
+        stype = stype if stype in ENTITY_TYPES else "other"
+        otype = otype if otype in ENTITY_TYPES else "other"
+        subj = normalize_name(rec.get("subject", ""))
+        obj = normalize_name(rec.get("object", ""))
+        subj = strip_title(subj) if stype == "person" else subj
+        obj = strip_title(obj) if otype == "person" else obj
+        pred = normalize_predicate(rec.get("predicate", ""))
+        if not pred:
+            refuse(f"predicate {rec.get('predicate')!r} names no relation")
+            continue
+        if len(pred.split("_")) > MAX_PREDICATE_WORDS:
+            refuse(f"predicate {rec.get('predicate')!r} is longer than {MAX_PREDICATE_WORDS} words")
+            continue
+        if not is_name(subj) or not is_name(obj):
+            refuse("subject or object is not a name")
+            continue
+        if not (capitalised_in(subj, doc["text"]) and capitalised_in(obj, doc["text"])):
+            refuse("subject or object is not a name in the text")
+            continue
+        if subj.lower() == obj.lower():
+            refuse("subject and object are the same")
+            continue
+        n = rec.get("sentence")
+        i = n - 1 if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(sentences) else None
+
+        def supports(j: int) -> bool:
+            here = [mentions(sentences[j], x) for x in (subj, obj)]
+            window = sentences[j] if j == 0 else sentences[j - 1] + " " + sentences[j]
+            return any(here) and all(mentions(window, x) for x in (subj, obj))
+
+        if i is None or not supports(i):
+            i = next((j for j, s in enumerate(sentences)
+                      if mentions(s, subj) and mentions(s, obj)), None)
+        if i is None:
+            refuse(f"no sentence of the document mentions both {subj!r} and {obj!r}")
+            continue
+        window = sentences[i] if i == 0 else sentences[i - 1] + " " + sentences[i]
+        if not _predicate_in(pred, window):
+            refuse(f"predicate {pred!r} does not occur in the sentence")
+            continue
+        key = (subj.lower(), pred, obj.lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype))
+    return kept, rejected
+
+
+def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
+                     ) -> tuple[list[Triple], list[Rejection]]:
+    """Keep the model's records that the document supports; say why the others were refused.
+
+    Taught in chapter "From text to a knowledge graph". With ``schema=None`` (open extraction,
+    the default) this is :func:`validate_open_triples`. With a domain schema, a record is kept when
+
+    - its relation is in :data:`~gaba.request.RELATIONS`, and subject and object are two different names
+      (not pronouns such as "the company"), each written as a proper name (capitalised) in
+      the document, so "Hotels and retailers" made from "hotels and retailers" is refused;
+    - its evidence is a sentence of the document: an exact copy, a copy with small edits, or a
+      shortened or reworded copy whose words come from one sentence (the document's own
+      sentence is stored, never the model's version);
+    - that sentence mentions both the subject and the object (:func:`~gaba.names.mentions`).
+
+    A person relation (:data:`PERSON_RELATIONS`) written backwards - a company as subject and
+    a person as object - is turned around. Duplicates within the document are dropped.
+
+    Returns
+    -------
+    (list of Triple, list of Rejection)
+    """
+    if schema is None:
+        return validate_open_triples(records, doc)
+    relations = tuple(schema_relations(schema))
+    sentences = split_sentences(doc["text"])
+    kept: list[Triple] = []
+    rejected: list[Rejection] = []
+    seen: set[tuple[str, str, str]] = set()
+    for rec in records:
+        def refuse(reason: str) -> None:
+            rejected.append(Rejection(doc["id"], dict(rec) if isinstance(rec, dict) else {"record": rec},
+                                      reason))
+
+        if not isinstance(rec, dict):
+            refuse("not a record")
+            continue
+        subj = normalize_name(rec.get("subject", ""))
+        obj = normalize_name(rec.get("object", ""))
+        rel = str(rec.get("relation", "")).strip().upper()
+        verb = str(rec.get("verb", "") or "").strip() if rel == FALLBACK_RELATION else ""
+        if rel not in relations:
+            refuse(f"relation {rel!r} is not in the vocabulary")
+            continue
+        if not is_name(subj) or not is_name(obj):
+            refuse("subject or object is not a name")
+            continue
+        if not (capitalised_in(subj, doc["text"]) and capitalised_in(obj, doc["text"])):
+            refuse("subject or object is not a name in the text")
+            continue
+        if subj.lower() == obj.lower():
+            refuse("subject and object are the same")
+            continue
+        sentence = _match_sentence(str(rec.get("evidence", "")), sentences)
+        if sentence is None:
+            refuse("evidence is not a sentence of the document")
+            continue
+        missing = [n for n in (subj, obj) if not mentions(sentence, n)]
+        if missing:
+            refuse(f"evidence does not mention {' or '.join(repr(m) for m in missing)}")
+            continue
+        if rel in PERSON_RELATIONS and looks_like_org(subj) and looks_like_person(obj):
+            subj, obj = obj, subj
+        key = (subj.lower(), rel, obj.lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(Triple(subj, rel, obj, doc["id"], sentence, verb))
+    return kept, rejected
