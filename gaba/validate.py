@@ -133,66 +133,44 @@ def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Trip
     >>> kept[0].as_tuple(), kept[0].evidence
     (('Ann Lee', 'lives_in', 'Oslo'), 'She lives in Oslo.')
     """
-    sentences = split_sentences(doc["text"])
-    kept: list[Triple] = []
-    rejected: list[Rejection] = []
-    seen: set[tuple[str, str, str]] = set()
-    for rec in records:
-        def refuse(reason: str) -> None:
-            rejected.append(Rejection(doc["id"], dict(rec) if isinstance(rec, dict) else {"record": rec},
-                                      reason))
+    return _validate(records, doc, _judge_open)
 
-        if not isinstance(rec, dict):
-            refuse("not a record")
-            continue
-        stype = str(rec.get("subject_type") or "other")
-        otype = str(rec.get("object_type") or "other")
-        stype = stype if stype in ENTITY_TYPES else "other"
-        otype = otype if otype in ENTITY_TYPES else "other"
-        subj = normalize_name(rec.get("subject", ""))
-        obj = normalize_name(rec.get("object", ""))
-        subj = strip_title(subj) if stype == "person" else subj
-        obj = strip_title(obj) if otype == "person" else obj
-        pred = normalize_predicate(rec.get("predicate", ""))
-        if not pred:
-            refuse(f"predicate {rec.get('predicate')!r} names no relation")
-            continue
-        if len(pred.split("_")) > MAX_PREDICATE_WORDS:
-            refuse(f"predicate {rec.get('predicate')!r} is longer than {MAX_PREDICATE_WORDS} words")
-            continue
-        if not is_name(subj) or not is_name(obj):
-            refuse("subject or object is not a name")
-            continue
-        if not (capitalised_in(subj, doc["text"]) and capitalised_in(obj, doc["text"])):
-            refuse("subject or object is not a name in the text")
-            continue
-        if subj.lower() == obj.lower():
-            refuse("subject and object are the same")
-            continue
-        n = rec.get("sentence")
-        i = n - 1 if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(sentences) else None
 
-        def supports(j: int) -> bool:
-            here = [mentions(sentences[j], x) for x in (subj, obj)]
-            window = sentences[j] if j == 0 else sentences[j - 1] + " " + sentences[j]
-            return any(here) and all(mentions(window, x) for x in (subj, obj))
+def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
+    """One open-extraction record as a triple, or the reason it is refused."""
+    stype = str(rec.get("subject_type") or "other")
+    otype = str(rec.get("object_type") or "other")
+    stype = stype if stype in ENTITY_TYPES else "other"
+    otype = otype if otype in ENTITY_TYPES else "other"
+    subj = normalize_name(rec.get("subject", ""))
+    obj = normalize_name(rec.get("object", ""))
+    subj = strip_title(subj) if stype == "person" else subj
+    obj = strip_title(obj) if otype == "person" else obj
+    pred = normalize_predicate(rec.get("predicate", ""))
+    if not pred:
+        return f"predicate {rec.get('predicate')!r} names no relation"
+    if len(pred.split("_")) > MAX_PREDICATE_WORDS:
+        return f"predicate {rec.get('predicate')!r} is longer than {MAX_PREDICATE_WORDS} words"
+    problem = _names_problem(subj, obj, doc["text"])
+    if problem:
+        return problem
+    n = rec.get("sentence")
+    i = n - 1 if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(sentences) else None
 
-        if i is None or not supports(i):
-            i = next((j for j, s in enumerate(sentences)
-                      if mentions(s, subj) and mentions(s, obj)), None)
-        if i is None:
-            refuse(f"no sentence of the document mentions both {subj!r} and {obj!r}")
-            continue
-        window = sentences[i] if i == 0 else sentences[i - 1] + " " + sentences[i]
-        if not _predicate_in(pred, window):
-            refuse(f"predicate {pred!r} does not occur in the sentence")
-            continue
-        key = (subj.lower(), pred, obj.lower())
-        if key in seen:
-            continue
-        seen.add(key)
-        kept.append(Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype))
-    return kept, rejected
+    def supports(j: int) -> bool:
+        here = [mentions(sentences[j], x) for x in (subj, obj)]
+        window = sentences[j] if j == 0 else sentences[j - 1] + " " + sentences[j]
+        return any(here) and all(mentions(window, x) for x in (subj, obj))
+
+    if i is None or not supports(i):
+        i = next((j for j, s in enumerate(sentences)
+                  if mentions(s, subj) and mentions(s, obj)), None)
+    if i is None:
+        return f"no sentence of the document mentions both {subj!r} and {obj!r}"
+    window = sentences[i] if i == 0 else sentences[i - 1] + " " + sentences[i]
+    if not _predicate_in(pred, window):
+        return f"predicate {pred!r} does not occur in the sentence"
+    return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
 
 
 def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
@@ -220,47 +198,56 @@ def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
     if schema is None:
         return validate_open_triples(records, doc)
     relations = tuple(schema_relations(schema))
-    sentences = split_sentences(doc["text"])
-    kept: list[Triple] = []
-    rejected: list[Rejection] = []
-    seen: set[tuple[str, str, str]] = set()
-    for rec in records:
-        def refuse(reason: str) -> None:
-            rejected.append(Rejection(doc["id"], dict(rec) if isinstance(rec, dict) else {"record": rec},
-                                      reason))
 
-        if not isinstance(rec, dict):
-            refuse("not a record")
-            continue
+    def judge(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         subj = normalize_name(rec.get("subject", ""))
         obj = normalize_name(rec.get("object", ""))
         rel = str(rec.get("relation", "")).strip().upper()
         verb = str(rec.get("verb", "") or "").strip() if rel == FALLBACK_RELATION else ""
         if rel not in relations:
-            refuse(f"relation {rel!r} is not in the vocabulary")
-            continue
-        if not is_name(subj) or not is_name(obj):
-            refuse("subject or object is not a name")
-            continue
-        if not (capitalised_in(subj, doc["text"]) and capitalised_in(obj, doc["text"])):
-            refuse("subject or object is not a name in the text")
-            continue
-        if subj.lower() == obj.lower():
-            refuse("subject and object are the same")
-            continue
+            return f"relation {rel!r} is not in the vocabulary"
+        problem = _names_problem(subj, obj, doc["text"])
+        if problem:
+            return problem
         sentence = _match_sentence(str(rec.get("evidence", "")), sentences)
         if sentence is None:
-            refuse("evidence is not a sentence of the document")
-            continue
+            return "evidence is not a sentence of the document"
         missing = [n for n in (subj, obj) if not mentions(sentence, n)]
         if missing:
-            refuse(f"evidence does not mention {' or '.join(repr(m) for m in missing)}")
-            continue
+            return f"evidence does not mention {' or '.join(repr(m) for m in missing)}"
         if rel in PERSON_RELATIONS and looks_like_org(subj) and looks_like_person(obj):
             subj, obj = obj, subj
-        key = (subj.lower(), rel, obj.lower())
-        if key in seen:
+        return Triple(subj, rel, obj, doc["id"], sentence, verb)
+
+    return _validate(records, doc, judge)
+
+
+def _names_problem(subj: str, obj: str, text: str) -> str | None:
+    """Why ``subj`` and ``obj`` cannot be the two ends of a fact of ``text``, or None."""
+    if not is_name(subj) or not is_name(obj):
+        return "subject or object is not a name"
+    if not (capitalised_in(subj, text) and capitalised_in(obj, text)):
+        return "subject or object is not a name in the text"
+    if subj.lower() == obj.lower():
+        return "subject and object are the same"
+    return None
+
+
+def _validate(records: Iterable[dict], doc: dict, judge) -> tuple[list[Triple], list[Rejection]]:
+    """Judge every record (``judge(record, doc, sentences)`` gives a Triple or the reason of a
+    refusal); keep each fact once, in record order."""
+    sentences = split_sentences(doc["text"])
+    kept: list[Triple] = []
+    rejected: list[Rejection] = []
+    seen: set[tuple[str, str, str]] = set()
+    for rec in records:
+        verdict = judge(rec, doc, sentences) if isinstance(rec, dict) else "not a record"
+        if isinstance(verdict, str):
+            rejected.append(Rejection(doc["id"], dict(rec) if isinstance(rec, dict) else {"record": rec},
+                                      verdict))
             continue
-        seen.add(key)
-        kept.append(Triple(subj, rel, obj, doc["id"], sentence, verb))
+        key = (verdict.subject.lower(), verdict.relation, verdict.object.lower())
+        if key not in seen:
+            seen.add(key)
+            kept.append(verdict)
     return kept, rejected
