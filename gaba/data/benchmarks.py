@@ -199,6 +199,16 @@ def _support_from_titles(paras, facts, where: str):
     return sf, tuple(dict.fromkeys(index[t] for t, _ in sf))
 
 
+def _titled_example(rec: Any, where: str, source: str) -> MultiHopExample:
+    """A HotpotQA-shaped record (``_id``, ``context`` of titled sentences, ``supporting_facts``)."""
+    paras = _context(_field(rec, "context", where), where)
+    sf, sp = _support_from_titles(paras, _field(rec, "supporting_facts", where), where)
+    return MultiHopExample(
+        id=str(_field(rec, "_id", where)), question=str(_field(rec, "question", where)),
+        answer=str(_field(rec, "answer", where)), paragraphs=paras, supporting_facts=sf,
+        supporting_paragraphs=sp, kind=str(rec.get("type", "")), source=source)
+
+
 def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
     """Read a HotpotQA distractor-setting file (``hotpot_dev_distractor_v1.json``, see :data:`SOURCES`).
 
@@ -212,16 +222,8 @@ def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHo
     >>> len(ex), ex[0].source, ex[0].evidence_triples
     (2, 'hotpotqa', ())
     """
-    out = []
-    for n, rec in _records(path, "hotpotqa", limit):
-        where = f"{Path(path).name} record {n}"
-        paras = _context(_field(rec, "context", where), where)
-        sf, sp = _support_from_titles(paras, _field(rec, "supporting_facts", where), where)
-        out.append(MultiHopExample(
-            id=str(_field(rec, "_id", where)), question=str(_field(rec, "question", where)),
-            answer=str(_field(rec, "answer", where)), paragraphs=paras, supporting_facts=sf,
-            supporting_paragraphs=sp, kind=str(rec.get("type", "")), source="hotpotqa"))
-    return out
+    return [_titled_example(rec, f"{Path(path).name} record {n}", "hotpotqa")
+            for n, rec in _records(path, "hotpotqa", limit)]
 
 
 def load_2wiki(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
@@ -239,17 +241,12 @@ def load_2wiki(path: str | Path, *, limit: int | None = None) -> list[MultiHopEx
     out = []
     for n, rec in _records(path, "2wiki", limit):
         where = f"{Path(path).name} record {n}"
-        paras = _context(_field(rec, "context", where), where)
-        sf, sp = _support_from_titles(paras, _field(rec, "supporting_facts", where), where)
+        example = _titled_example(rec, where, "2wiki")
         try:
             ev = tuple((str(s), str(r), str(o)) for s, r, o in _field(rec, "evidences", where))
         except (TypeError, ValueError) as exc:
             raise DocumentError(f"{where}: 'evidences' must be a list of [subject, relation, object]") from exc
-        out.append(MultiHopExample(
-            id=str(_field(rec, "_id", where)), question=str(_field(rec, "question", where)),
-            answer=str(_field(rec, "answer", where)), paragraphs=paras, supporting_facts=sf,
-            supporting_paragraphs=sp, evidence_triples=ev, kind=str(rec.get("type", "")),
-            source="2wiki"))
+        out.append(dataclasses.replace(example, evidence_triples=ev))
     return out
 
 
