@@ -1,27 +1,16 @@
-"""Measuring instruments for the benchmarks: repeated timings, peak memory, synthetic graphs, two backends.
+"""Measuring instruments of the benchmarks: repeated timings, peak memory, test graphs, two backends.
 
-Taught in chapter "Choosing your stack". The scripts in ``benchmarks/`` and the chapter use the
-same few functions, so a number in the chapter and a number printed by ``make bench`` come from
-the same code:
-
-- :func:`time_queries` times a function on a list of queries, several runs each, and reports
-  the median over queries of each query's median run (plus the 90th percentile);
-- :func:`rss_mb`, :func:`peak_rss_mb` and :func:`reset_peak_rss` read the resident memory of a
-  process (this one or a database server) from ``/proc``, including the kernel's high-water mark;
-- :func:`scale_free_graph` and :func:`family_graph` grow directed knowledge graphs of a given
-  number of edges (Barabási-Albert with a fixed seed; the synthetic genealogy of the great houses);
-- :func:`sample_starts` and :func:`sample_pairs` pick reproducible query nodes and node pairs;
-- :func:`compare_backends` times the same traversals on NetworkX and FalkorDB
-  (:func:`store_gather_facts` is fact gathering in Cypher).
-
-Their figures are drawn by :func:`gaba.scaling.plot_scaling`; what model calls cost is in :mod:`gaba.costs`.
+Taught in chapter "Choosing your stack". The chapter and the scripts in ``benchmarks/`` time with
+the same functions, so a number in the chapter and one printed by ``make bench`` come from the
+same code: :func:`time_queries` (median over queries of each query's median run), the memory
+readers :func:`rss_mb`, :func:`peak_rss_mb` and :class:`PeakRSS`, the test graphs
+:func:`scale_free_graph` and :func:`family_graph`, reproducible queries (:func:`sample_starts`,
+:func:`sample_pairs`) and :func:`compare_backends`, the same traversals timed on NetworkX and
+FalkorDB. Plots are drawn by :func:`gaba.scaling.plot_scaling`; model costs are in :mod:`gaba.costs`.
 
 Examples
 --------
->>> from gaba.bench import scale_free_graph, time_queries
 >>> G = scale_free_graph(1_000, seed=0)
->>> G.number_of_edges()
-1000
 >>> t = time_queries(lambda n: list(G.successors(n)), list(G)[:5], repeat=2)
 >>> sorted(t)
 ['median_ms', 'n_queries', 'p90_ms']
@@ -50,27 +39,11 @@ SCALE_FREE_RELATIONS = ("PARTNERS_WITH", "SUPPLIES_TO", "INVESTS_IN", "COMPETES_
 
 def time_queries(fn: Callable[[Any], Any], queries: Sequence[Any], *, repeat: int = 3,
                  warmup: int = 1, size: Callable[[Any], int] | None = None) -> dict:
-    """Time ``fn(q)`` for every query: ``warmup`` untimed runs, then ``repeat`` timed runs.
+    """Time ``fn(q)`` for every query: ``warmup`` untimed runs (caches, query plans), then ``repeat`` timed.
 
-    Parameters
-    ----------
-    fn : callable
-        Called with one query at a time.
-    queries : sequence
-        The queries (start nodes, node pairs, question strings, ...). Must not be empty.
-    repeat : int
-        Timed runs per query (at least 1); each query contributes the median of its runs.
-    warmup : int
-        Untimed runs per query before the timed ones (fills caches, compiles query plans).
-    size : callable, optional
-        Applied to each query's last result; the values are returned as ``sizes`` (to check
-        that two backends found the same thing).
-
-    Returns
-    -------
-    dict
-        ``median_ms`` (median over queries of each query's median), ``p90_ms`` (90th percentile
-        over queries) and ``n_queries``; with ``size``, also ``sizes`` (one per query).
+    Returns ``median_ms`` (median over queries of each query's median run), ``p90_ms`` (90th
+    percentile over queries) and ``n_queries``; with ``size``, also ``sizes``: ``size`` of each
+    query's last result (to check that two backends found the same thing).
 
     Examples
     --------
@@ -135,11 +108,9 @@ def rss_mb(pid: int | None = None) -> float:
 
 
 def peak_rss_mb(pid: int | None = None) -> float:
-    """Peak resident memory of a process since it started or since :func:`reset_peak_rss`, in MB.
-
-    Reads the kernel's high-water mark (``VmHWM`` in ``/proc/PID/status``). Without ``/proc``
-    (macOS) it falls back to ``getrusage`` for this process and to the current RSS for others.
-    """
+    """Peak resident memory of a process since it started or since :func:`reset_peak_rss`, in MB:
+    ``VmHWM`` in ``/proc/PID/status``; without ``/proc`` (macOS), ``getrusage`` for this process
+    and the current RSS for others."""
     st = _status(pid)
     if "VmHWM" in st:
         return st["VmHWM"] * 1024 / 1e6
@@ -150,11 +121,8 @@ def peak_rss_mb(pid: int | None = None) -> float:
 
 
 def reset_peak_rss(pid: int | None = None) -> bool:
-    """Reset a process's peak-RSS mark to its current RSS (Linux: ``5`` into ``clear_refs``).
-
-    Returns False when the system does not allow it; :func:`peak_rss_mb` then keeps reporting
-    the peak since the process started, which can only overstate a later phase's peak.
-    """
+    """Reset a process's peak-RSS mark to its current RSS (Linux: ``5`` into ``clear_refs``); False
+    when not allowed (:func:`peak_rss_mb` then reports the peak since start, an overstatement)."""
     try:
         Path(f"/proc/{pid or os.getpid()}/clear_refs").write_text("5")
         return True
@@ -200,11 +168,9 @@ def _check_edges(n_edges: int) -> None:
 def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
     """A directed knowledge graph with a scale-free degree distribution and exactly ``n_edges`` edges.
 
-    A Barabási-Albert graph (``networkx.barabasi_albert_graph(n, m, seed)`` with ``n`` chosen so
-    it has at least ``n_edges`` edges), each edge oriented from the newer to the older node,
-    labelled with a relation from :data:`SCALE_FREE_RELATIONS` and trimmed to ``n_edges``.
-    Nodes are names ``"E000123"``; edges carry ``relation``. A few hubs have thousands of
-    neighbours, which is what makes traversal on real entity graphs expensive.
+    ``networkx.barabasi_albert_graph`` grown to at least ``n_edges`` edges, each oriented from the
+    newer to the older node, labelled from :data:`SCALE_FREE_RELATIONS`, trimmed to ``n_edges``.
+    Nodes are named ``"E000123"``. A few hubs get thousands of neighbours, as in real entity graphs.
 
     Examples
     --------
@@ -233,11 +199,8 @@ def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
 
 
 def family_graph(n_edges: int, *, seed: int = 0):
-    """A family-like graph of exactly ``n_edges`` edges: the synthetic genealogy of the great houses.
-
-    :func:`gaba.data.westeros.synthetic_genealogy` with ``n_edges``: parents, siblings and
-    marriages, plus a few weak ties. Degrees stay small (a person has a handful of relatives),
-    unlike :func:`scale_free_graph`.
+    """A family-like graph of exactly ``n_edges`` edges (:func:`gaba.data.westeros.synthetic_genealogy`):
+    degrees stay small, unlike :func:`scale_free_graph`.
 
     Examples
     --------
@@ -269,10 +232,8 @@ def sample_starts(G, k: int, *, seed: int = 0) -> list[Hashable]:
 
 
 def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
-    """``k`` node pairs ``(a, b)`` whose undirected shortest distance is exactly ``distance``.
-
-    Start nodes are drawn as in :func:`sample_starts`; for each, a breadth-first search picks
-    one node at the requested distance (reproducibly). Starts with no node that far are skipped.
+    """``k`` node pairs ``(a, b)`` whose undirected shortest distance is exactly ``distance``: starts
+    as in :func:`sample_starts` (those with no node that far skipped), ends picked reproducibly.
 
     Examples
     --------
@@ -305,17 +266,8 @@ def store_gather_facts(store, entities: Sequence[str] | str, hops: int = 2, *,
     """:func:`gaba.graph.gather_facts` run inside FalkorDB: the facts within ``hops`` hops.
 
     The same frontier-by-frontier walk, one parameterized Cypher query per hop: every edge
-    touching the current frontier (either direction) is a fact, and its far ends not seen before
-    form the next frontier. On the same graph it returns exactly the facts of
-    :func:`gaba.graph.gather_facts`.
-
-    Examples
-    --------
-    >>> from gaba.store import open_store                            # doctest: +SKIP
-    >>> with open_store() as store:                                  # doctest: +SKIP
-    ...     store.load_networkx(G)
-    ...     store_gather_facts(store, ["Jon Snow"], hops=1) == gather_facts(G, ["Jon Snow"], hops=1)
-    True
+    touching the frontier is a fact, and its far ends not seen before form the next frontier.
+    On the same graph it returns exactly the facts of :func:`gaba.graph.gather_facts`.
     """
     if isinstance(entities, str):
         entities = [entities]
@@ -342,13 +294,11 @@ def store_gather_facts(store, entities: Sequence[str] | str, hops: int = 2, *,
 
 def traversal_operations(graph, *, hops: int = 2, depth: int = 3, path_depth: int = 4,
                          limit: int = 100, timeout: float = 60.0) -> dict[str, tuple[Callable, str]]:
-    """The three measured operations on one backend: ``{name: (function, query kind)}``.
+    """The three measured operations on a NetworkX graph or a FalkorStore: ``{name: (function, kind)}``.
 
-    ``graph`` is a NetworkX graph or a :class:`gaba.store.FalkorStore`; the functions are the
-    book's own: fact gathering (:func:`gaba.graph.gather_facts`, or :func:`store_gather_facts`
-    in the database), :func:`gaba.paths.neighbors` and :func:`gaba.paths.paths_between`, the
-    last two running unchanged on either backend. Query kind ``"start"`` takes a node,
-    ``"pair"`` a ``(source, target)`` tuple.
+    Fact gathering (:func:`gaba.graph.gather_facts`, or :func:`store_gather_facts` in the
+    database), :func:`gaba.paths.neighbors` and :func:`gaba.paths.paths_between`. Kind ``"start"``
+    takes a node, ``"pair"`` a ``(source, target)`` tuple.
     """
     if _is_store(graph):
         def facts(s):
@@ -372,29 +322,12 @@ def _timed_out(result) -> bool:
 
 def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Sequence, repeat: int = 3,
                      warmup: int = 1, reference: str = "networkx", **options) -> list[dict]:
-    """Time the traversal operations on each backend with the same queries.
+    """Time the traversal operations on each backend (name -> graph or store) with the same queries.
 
-    Parameters
-    ----------
-    backends : dict
-        Name -> NetworkX graph or FalkorStore holding the same graph.
-    starts, pairs : sequences
-        Start nodes and ``(source, target)`` pairs (see :func:`sample_starts`, :func:`sample_pairs`).
-    repeat, warmup : int
-        As in :func:`time_queries`.
-    reference : str
-        The backend the others are compared with (``ratio`` = its median / reference median).
-    **options
-        Passed to :func:`traversal_operations` (``hops``, ``depth``, ``path_depth``, ``limit``,
-        ``timeout``).
-
-    Returns
-    -------
-    list of dict
-        One row per (operation, backend): ``operation``, ``backend``, ``median_ms``, ``p90_ms``,
-        ``n_queries``, ``mean_result`` (facts, nodes or paths per query), ``timed_out`` (queries
-        cut by the timeout), ``same_result`` (every query returned as many items as on the
-        reference backend) and ``ratio``.
+    ``options`` go to :func:`traversal_operations`. One row per (operation, backend):
+    ``operation``, ``backend``, the :func:`time_queries` fields, ``mean_result`` (facts, nodes or
+    paths per query), ``timed_out`` (queries cut by the timeout), ``same_result`` (as many items
+    per query as on the ``reference`` backend) and ``ratio`` (median / reference median).
 
     Examples
     --------

@@ -1,31 +1,12 @@
 """Global questions: communities of the knowledge graph, their summaries, and answers from them.
 
-Taught in chapter "Global questions".
-
-Local Graph RAG (:func:`gaba.rag.graph_rag`) starts from the entities a question names and
-walks their neighbourhood. A *global* question ("what themes run across this corpus?") names no
-entity, so there is nowhere to start. The community design popularized by Microsoft GraphRAG
-answers it in two phases:
-
-1. **indexing**: split the graph into communities of densely connected nodes
-   (:func:`detect_communities`, Louvain modularity with a fixed seed) and have the model
-   summarize each community from its facts (:func:`summarize_communities`, one call each);
-2. **query**: score every summary's relevance to the question, then answer from the best
-   ones (:func:`global_rag`, a map-reduce over summaries).
-
-The router that sends a question to local, global or flat retrieval, and :func:`gaba.routing.ask`
-that answers with the chosen one, are in :mod:`gaba.routing`.
-
-Examples
---------
->>> import networkx as nx
->>> G = nx.MultiDiGraph()
->>> G.add_edge("Ann", "Acme", key="CEO_OF", relation="CEO_OF")
-'CEO_OF'
->>> G.add_edge("Bob", "Bolt", key="CEO_OF", relation="CEO_OF")
-'CEO_OF'
->>> [c.nodes for c in detect_communities(G)]
-[('Acme', 'Ann'), ('Bob', 'Bolt')]
+Taught in chapter "Global questions". A *global* question ("what themes run across this
+corpus?") names no entity for :func:`gaba.rag.graph_rag` to start from. The community design of
+Microsoft GraphRAG answers it in two phases: **indexing** splits the graph into communities
+(:func:`detect_communities`, Louvain with a fixed seed) and has the model summarize each one
+(:func:`summarize_communities`); **query** scores every summary against the question and answers
+from the best ones (:func:`global_rag`, a map-reduce). Routing a question to local, global or flat
+retrieval is in :mod:`gaba.routing`.
 """
 from __future__ import annotations
 
@@ -60,13 +41,9 @@ class Community:
 
 
 def undirected_projection(G):
-    """Undirected simple graph with ``weight`` = number of edges between two nodes (self-loops dropped).
-
-    This is the graph Louvain runs on (and :func:`draw_communities` lays out).
-
-    Nodes and edges are inserted in sorted order so that Louvain, whose sweep order follows
-    the graph's insertion order, gives the same partition for the same seed.
-    """
+    """The undirected simple graph Louvain runs on: ``weight`` = number of edges between two nodes,
+    self-loops dropped, nodes and edges inserted in sorted order (Louvain sweeps in insertion order,
+    so the same seed then gives the same partition)."""
     import networkx as nx
 
     weights: dict[tuple[str, str], int] = {}
@@ -92,40 +69,12 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
                        levels: int | None = 1) -> list[Community]:
     """Partition the graph into communities with Louvain modularity (fixed seed, deterministic).
 
-    Louvain runs on the undirected projection of ``G`` (parallel and reverse edges add to
-    one weight). Its passes form a hierarchy: each pass merges the communities of the pass
-    before. Level 0 is the final, coarsest partition (what ``louvain_communities`` returns);
-    level 1 splits each level-0 community into the communities of the pass before, and so on.
-
-    Parameters
-    ----------
-    G : networkx graph
-        The knowledge graph (any networkx graph; directions are ignored).
-    seed : int
-        Random seed of Louvain. The same graph and seed give the same partition.
-    resolution : float
-        Above 1 favours smaller communities, below 1 larger ones.
-    levels : int or None
-        How many hierarchy levels to return, coarsest first (None: all). A graph whose
-        Louvain run stops after one pass has only level 0, whatever you ask.
-
-    Returns
-    -------
-    list of Community
-        Level 0 first; within a level, grouped by parent, then largest first, ties broken by
-        the alphabetically first member. Members are sorted. Isolated nodes form singleton
-        communities.
-
-    Raises
-    ------
-    NoCommunities
-        ``G`` has no nodes, or no edges (every node would be its own community: there is no
-        structure to summarize; check that extraction produced edges).
-
-    Warns
-    -----
-    UserWarning
-        Louvain found a single community: global answers then come from one summary.
+    Louvain runs on :func:`undirected_projection`. Its passes form a hierarchy: level 0 is the
+    final, coarsest partition (what ``louvain_communities`` returns), level 1 splits each level-0
+    community into those of the pass before, and so on; ``levels`` says how many to return
+    (None: all). ``resolution`` above 1 favours smaller communities. Communities come level by
+    level, grouped by parent, largest first, ties by first member; isolated nodes are singletons.
+    A graph without nodes or edges raises :class:`NoCommunities`; a single community warns.
 
     Examples
     --------
@@ -185,10 +134,6 @@ def partition_signature(communities: Sequence[Community]) -> tuple:
 
 # --------------------------------------------------------------------------- facts and summaries
 
-def _relation_words(relation: str) -> str:
-    return relation.replace("_", " ").lower()
-
-
 def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, str, str, str]]:
     """The edges with both ends inside the community, as sorted ``(subject, relation, object, evidence)``.
 
@@ -236,7 +181,7 @@ def community_documents(G, community: Community | Sequence[str]) -> list[str]:
 def community_prompt(G, community: Community, *, max_facts: int = 40) -> str:
     """The summary prompt of one community: its sorted facts and their evidence sentences."""
     facts = community_facts(G, community)[:max_facts]
-    lines = [f"- {s} {_relation_words(r)} {o}" for s, r, o, _ in facts]
+    lines = [f"- {s} {r.replace('_', ' ').lower()} {o}" for s, r, o, _ in facts]
     evidence = sorted({e.strip() for *_, e in facts if e.strip()})
     return prompts.COMMUNITY_SUMMARY_PROMPT.format(
         facts="\n".join(lines),
@@ -266,38 +211,10 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
                           progress: bool | None = None) -> list[CommunitySummary]:
     """Have the model summarize each community from its facts (one cached call per community).
 
-    Communities with no internal edge (singletons, isolated nodes) are skipped: there is
-    nothing to summarize and no call is made.
-
-    Parameters
-    ----------
-    G : networkx graph
-        The graph the communities were detected on (edge attrs ``relation``, ``evidence``).
-    communities : list of Community
-        From :func:`detect_communities`.
-    level : int or None
-        Summarize only this hierarchy level (default 0, the coarsest); None: every level.
-    max_facts : int
-        Facts per prompt, first ones in sorted order (keeps the prompt short for a small model).
-    max_tokens : int
-        Cap on each summary reply.
-    progress : bool, optional
-        Show a progress bar (default: when more than 10 calls).
-
-    Returns
-    -------
-    list of CommunitySummary
-        In the order of ``communities``.
-
-    Raises
-    ------
-    NoCommunities
-        No community of the requested level has a fact.
-
-    Examples
-    --------
-    >>> summaries = summarize_communities(G, detect_communities(G))  # doctest: +SKIP
-    >>> print(summaries[0].title)                                    # doctest: +SKIP
+    Only communities of ``level`` (None: every level) with an internal edge are summarized, in
+    the order given; each prompt holds the first ``max_facts`` facts in sorted order.
+    ``progress`` shows a bar (default: more than 10 calls). Raises :class:`NoCommunities` when
+    no community of that level has a fact.
     """
     from tqdm.auto import tqdm
 
@@ -352,34 +269,11 @@ def score_summaries(question: str, summaries: Sequence[CommunitySummary], *,
 
 def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: int = 3,
                scorer: str = "embed", max_tokens: int = 220) -> tuple[str, list[CommunitySummary]]:
-    """Answer a question about the whole corpus from community summaries (map-reduce).
+    """Answer a question about the whole corpus from community summaries: ``(answer, summaries used)``.
 
-    Map: score every summary's relevance (:func:`score_summaries`). Reduce: one model call
-    answers from the ``top`` best summaries, given in score order.
-
-    Parameters
-    ----------
-    question : str
-    G : networkx graph
-        The graph the summaries describe (checked, so stale summaries are caught).
-    summaries : list of CommunitySummary
-        From :func:`summarize_communities`.
-    top : int
-        How many summaries reach the answering call (fewer if there are fewer).
-    scorer : {"embed", "llm"}
-        How the map step scores (see :func:`score_summaries`).
-    max_tokens : int
-        Cap on the answer.
-
-    Returns
-    -------
-    answer : str
-    sources : list of CommunitySummary
-        The summaries the answer was given, best first.
-
-    Examples
-    --------
-    >>> answer, used = global_rag("What themes run across this corpus?", G, summaries)  # doctest: +SKIP
+    Map: score every summary (:func:`score_summaries` with ``scorer``). Reduce: one model call
+    answers from the ``top`` best, in score order (ties by id). ``G`` is checked against the
+    summaries' members, so stale summaries are caught.
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("global_rag needs a non-empty question.")
@@ -409,23 +303,8 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
 def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int = 0,
                      level: int = 0, labels: dict[str, str] | None = None,
                      font_size: int = 7):
-    """Draw the graph with nodes coloured by community (spring layout with a fixed seed).
-
-    Parameters
-    ----------
-    G : networkx graph
-    communities : list of Community
-        Only those of ``level`` are drawn.
-    ax : matplotlib Axes, optional
-    seed : int
-        Layout seed (same seed, same picture).
-    labels : dict, optional
-        Legend text per community id (e.g. the summary titles); default: the ids.
-
-    Returns
-    -------
-    matplotlib Axes
-    """
+    """Draw the graph with nodes coloured by the communities of ``level`` (spring layout, fixed
+    ``seed``); ``labels`` gives legend text per community id (default: the ids). Returns the Axes."""
     import matplotlib.pyplot as plt
     import networkx as nx
 

@@ -1,5 +1,6 @@
-"""Tests of gaba.data.benchmarks: the loaders on our fictional samples, on the real published
-samples shipped in assets/data/benchmarks, bad files, and the sample generator."""
+"""Tests of gaba.data.benchmarks and gaba.data.benchmark_samples: the loaders on our fictional
+samples, on the real published samples shipped in assets/data/benchmarks, bad files, and the
+sample generator."""
 from __future__ import annotations
 
 import json
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gaba.data import benchmark_samples as gen
 from gaba.data import benchmarks as bm
 from gaba.errors import DocumentError, GabaError
 
@@ -23,7 +25,7 @@ def real(dataset: str) -> Path:
 # --- fictional samples ----------------------------------------------------------------------
 
 def test_committed_samples_equal_a_fresh_generation(tmp_path):
-    bm.write_samples(tmp_path)
+    gen.write_samples(tmp_path)
     for name in [*bm.SAMPLE_FILES.values(), bm.SAMPLE_TRIPLES_FILE]:
         assert (tmp_path / name).read_bytes() == (bm.SAMPLE_DIR / name).read_bytes(), name
 
@@ -63,12 +65,12 @@ def test_sample_formats_match_the_published_ones():
 
 
 def test_generator_is_deterministic_and_validates():
-    assert bm.make_benchmark_sample("musique", 3, seed=5) == bm.make_benchmark_sample("musique", 3, seed=5)
-    assert bm.make_benchmark_sample("musique", 3, seed=5) != bm.make_benchmark_sample("musique", 3, seed=6)
+    assert gen.make_benchmark_sample("musique", 3, seed=5) == gen.make_benchmark_sample("musique", 3, seed=5)
+    assert gen.make_benchmark_sample("musique", 3, seed=5) != gen.make_benchmark_sample("musique", 3, seed=6)
     with pytest.raises(ValueError):
-        bm.make_benchmark_sample("squad", 3)
+        gen.make_benchmark_sample("squad", 3)
     with pytest.raises(ValueError):
-        bm.make_benchmark_sample("2wiki", 0)
+        gen.make_benchmark_sample("2wiki", 0)
     with pytest.raises(ValueError):
         bm.load_sample("squad")
 

@@ -6,6 +6,7 @@ Submodules (imported lazily, so ``import gaba.data`` is cheap):
 - :mod:`gaba.data.news` - the 14 fictional news snippets, gold triples, gold aliases, and
   ``load_documents`` for the news corpus or a reader's own corpus;
 - :mod:`gaba.data.benchmarks` - loaders for HotpotQA, 2WikiMultiHopQA and MuSiQue files;
+- :mod:`gaba.data.benchmark_samples` - fictional samples of those three, in their formats;
 - :mod:`gaba.data.synthetic` - a generator of fictional company news with planted multi-hop
   chains and distractors, with exact gold triples;
 - :mod:`gaba.data.westeros` - the family graph of the great houses and a genealogy generator;
