@@ -17,13 +17,14 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_writer", "default_mode"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_writer", "default_mode", "sha256_file"]
 
 
 def default_mode() -> int:
@@ -87,3 +88,14 @@ def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "ut
     with atomic_writer(path, encoding=encoding) as f:
         f.write(text)
     return Path(path)
+
+
+def sha256_file(path: str | Path) -> str:
+    """SHA-256 of a file, read in blocks (``~`` is expanded).
+
+    >>> import pathlib, tempfile
+    >>> sha256_file(atomic_write_text(pathlib.Path(tempfile.mkdtemp()) / "a.txt", "abc"))[:12]
+    'ba7816bf8f01'
+    """
+    with open(Path(path).expanduser(), "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .config import LOCAL_MODEL_NAME, LOCAL_MODEL_SHA256, LOCAL_MODEL_SIZE, get_settings
 from .errors import BackendUnavailable
-from .fileio import atomic_write_text, atomic_writer
+from .fileio import atomic_write_text, atomic_writer, sha256_file
 
 N_PARTS = 22
 #: Context window of the embedded server (prompt + answer tokens).
@@ -44,14 +44,6 @@ def _part_paths() -> list[Path]:
     return paths
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def model_path() -> Path:
     """Return the path of the GGUF to serve, assembling the bundled one if needed.
 
@@ -72,7 +64,7 @@ def model_path() -> Path:
             stamp = f"{LOCAL_MODEL_SHA256} {target.stat().st_mtime_ns}"
             if marker.is_file() and marker.read_text() == stamp:
                 return target
-            if _sha256(target) == LOCAL_MODEL_SHA256:
+            if sha256_file(target) == LOCAL_MODEL_SHA256:
                 marker.write_text(stamp)
                 return target
         parts = _part_paths()

@@ -11,6 +11,7 @@ import pytest
 from gaba.data import benchmark_samples as gen
 from gaba.data import benchmarks as bm
 from gaba.errors import DocumentError, GabaError
+from gaba.fileio import sha256_file
 
 LOADERS = {"hotpotqa": bm.load_hotpotqa, "2wiki": bm.load_2wiki, "musique": bm.load_musique}
 
@@ -146,7 +147,7 @@ def test_limit_validation():
 def test_sha256_file(tmp_path):
     p = tmp_path / "x"
     p.write_bytes(b"abc")
-    assert bm.sha256_file(p) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert sha256_file(p) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
 
 # --- the real published samples (shipped in assets/data/benchmarks) ------------------------
@@ -214,7 +215,7 @@ def test_real_checksums_match_the_readme():
                 "musique": "bbc98ab676941cf3a481cb3361cfab334cd2a24c74ed42473e4d5c14cf7577d4"}
     assert bm.PUBLIC_SHA256 == expected
     for dataset, digest in expected.items():
-        assert bm.sha256_file(real(dataset)) == digest
+        assert sha256_file(real(dataset)) == digest
 
 
 def test_zip_and_non_utf8(tmp_path):

@@ -17,7 +17,6 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -46,7 +45,7 @@ PUBLIC_SHA256 = {"hotpotqa": "b7b66894184bfb424ab24aeafc6938f9cc1768bae8eec7d913
                  "musique": "bbc98ab676941cf3a481cb3361cfab334cd2a24c74ed42473e4d5c14cf7577d4"}
 
 #: Where the real files come from. A checksum is ``None`` when none is published that we know of
-#: (record your own with :func:`sha256_file`).
+#: (record your own with :func:`gaba.fileio.sha256_file`).
 SOURCES: dict[str, dict[str, Any]] = {
     "hotpotqa": {"name": "HotpotQA (distractor setting)", "homepage": "https://hotpotqa.github.io/",
                  "url": "http://curtis.ml.cmu.edu/datasets/hotpot/hotpot_dev_distractor_v1.json",
@@ -105,12 +104,6 @@ class MultiHopExample:
     def paragraph_text(self, index: int) -> str:
         """The text of paragraph ``index``, sentences joined by single spaces."""
         return " ".join(s.strip() for s in self.paragraphs[index][1])
-
-
-def sha256_file(path: str | Path) -> str:
-    """SHA-256 of a file (to record or compare a download)."""
-    with open(Path(path).expanduser(), "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _missing(path: Path, dataset: str) -> BenchmarkFileNotFound:
