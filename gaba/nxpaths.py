@@ -28,7 +28,7 @@ from .traversal import Path, TraversalStats, _warn_capped
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
     """(neighbor, relation, forward) for every edge at ``node`` in the given direction."""
     out = []
-    for adjacency, forward in ((G._succ, True), (G._pred, False)):     # out-edges first, then in-edges
+    for adjacency, forward in ((G.succ, True), (G.pred, False)):       # out-edges first, then in-edges
         if direction != "both" and forward != (direction == "out"):
             continue
         for nbr, keyed in adjacency[node].items():
