@@ -1,7 +1,7 @@
 """Entity linking: which nodes of the graph does a question talk about, and how sure are we?
 
 Taught in chapter "Retrieval that stays sharp at scale". Exact name matching (what
-``gaba.graph.find_entities`` does) fails when a question says "Margaret Of Holland, Countess Of
+``gaba.entities.find_entities`` does) fails when a question says "Margaret Of Holland, Countess Of
 Henneberg" and the graph says "Margaret of Henneberg", or asks about "The Singer Of My City" when
 the node is the film's original title, "El Cantar de mi ciudad". :func:`link_entities` tries
 tiers, cheapest and surest first, each on the part of the question the earlier tiers left:
