@@ -24,7 +24,8 @@ from .data.synthetic import make_scaling_corpus
 from .entities import find_entities
 from .evaluate import wilson_interval
 from .graph import fact_sentence, gather_facts, gather_facts_by_hop
-from .link import LinkingCapped, link_entities, merge_equivalent_nodes
+from .link import LinkingCapped, link_entities
+from .node_merge import merge_equivalent_nodes
 from .rank import _check_options as _check_ranking
 from .rank import rank_facts
 
@@ -306,7 +307,7 @@ def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
     gold evidence triples (2WikiMultiHopQA's ``evidences``; examples without them are skipped).
     For each system of :data:`LINKING_SYSTEMS` - exact name matching
     (:func:`gaba.entities.find_entities`) or tiered linking (:func:`gaba.link.link_entities`), each
-    on the graph as built or after :func:`gaba.link.merge_equivalent_nodes` - every question is
+    on the graph as built or after :func:`gaba.node_merge.merge_equivalent_nodes` - every question is
     linked, ``hops`` are gathered, and the question counts when all its gold triples are there.
     The graph holds gold triples only, so this measures linking and traversal, not extraction.
 
