@@ -5,7 +5,7 @@ of the synthetic company news (``gaba.data.synthetic.make_scaling_corpus``), on 
 two-hop questions.
 
 Graph RAG, on the graph of the corpus's gold triples (``ScalingCorpus.to_graph``):
-  - link: ``gaba.graph.find_entities`` (longest-first name and alias matching, what
+  - link: ``gaba.entities.find_entities`` (longest-first name and alias matching, what
     ``graph_rag`` uses by default), and ``gaba.link.link_entities(method="exact")`` (an index
     of names built once per graph, then reused);
   - traverse: ``gaba.graph.gather_facts`` 2 hops from the linked entities;
@@ -47,7 +47,8 @@ def measure(n_docs: int, *, queries: int, repeat: int, k: int = 5, seed: int = 0
     from gaba.bench import time_queries
     from gaba.data.synthetic import make_scaling_corpus
     from gaba.embed import cosine_top_k, embed_texts
-    from gaba.graph import find_entities, gather_facts
+    from gaba.entities import find_entities
+    from gaba.graph import gather_facts
     from gaba.link import link_entities
     from gaba.rank import rank_facts
 

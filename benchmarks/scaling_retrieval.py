@@ -19,8 +19,8 @@ with both-facts recall (Wilson 95% interval, n), context size (facts, words) and
 Part 2 (2WikiMultiHopQA sample shipped in ``assets/data/benchmarks/2wikimultihopqa/dev_sample.jsonl``,
 or ``--2wiki PATH``): one graph of every question's gold evidence triples; for every question,
 the share whose gold triples are all within 2 hops of the linked start entities, with exact
-name matching (``gaba.graph.find_entities``) against ``gaba.link.link_entities`` (exact, fuzzy
-and embedding tiers), each with and without ``gaba.link.merge_equivalent_nodes``.
+name matching (``gaba.entities.find_entities``) against ``gaba.link.link_entities`` (exact, fuzzy
+and embedding tiers), each with and without ``gaba.node_merge.merge_equivalent_nodes``.
 
 Embeddings: document vectors of the first 1,400 documents, the questions, the facts' evidence
 sentences and node names go to the book's cache (``assets/embed-cache``); with ``--full`` the

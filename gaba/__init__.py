@@ -11,10 +11,11 @@ checks every import):
 4. extraction - :mod:`gaba.names`, :mod:`gaba.passages`, :mod:`gaba.request`,
    :mod:`gaba.validate`, :mod:`gaba.kgcache`, :mod:`gaba.extract`, :mod:`gaba.cooccurrence`,
    :mod:`gaba.aliases`, :mod:`gaba.kgbuild`, :mod:`gaba.kgfile`, :mod:`gaba.scoring`;
-5. graph and traversal - :mod:`gaba.graph`, :mod:`gaba.traversal`, :mod:`gaba.nxpaths`,
+5. graph and traversal - :mod:`gaba.entities`, :mod:`gaba.graph`, :mod:`gaba.traversal`, :mod:`gaba.nxpaths`,
    :mod:`gaba.paths`, :mod:`gaba.falkor_server`, :mod:`gaba.cypher_paths`, :mod:`gaba.store`;
-6. linking, ranking, answering - :mod:`gaba.link`, :mod:`gaba.relevance`, :mod:`gaba.rank`,
-   :mod:`gaba.answer`, :mod:`gaba.rag`, :mod:`gaba.multihop`, :mod:`gaba.communities`, :mod:`gaba.routing`;
+6. linking, ranking, answering - :mod:`gaba.words`, :mod:`gaba.nameindex`, :mod:`gaba.link`,
+   :mod:`gaba.node_merge`, :mod:`gaba.relevance`, :mod:`gaba.rank`, :mod:`gaba.answer`, :mod:`gaba.rag`,
+   :mod:`gaba.multihop`, :mod:`gaba.communities`, :mod:`gaba.routing`;
 7. evaluation and benchmarks - :mod:`gaba.evaluate`, :mod:`gaba.scaling`, :mod:`gaba.retrieval_eval`,
    :mod:`gaba.bench`, :mod:`gaba.costs`;
 8. widgets, labs, book, command line - :mod:`gaba.hop_layout`, :mod:`gaba.widgets`, :mod:`gaba.figures`,

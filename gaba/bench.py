@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from .data.westeros import synthetic_genealogy
-from .graph import _is_store, gather_facts
+from .entities import is_store as _is_store
+from .graph import gather_facts
 from .paths import neighbors, paths_between
 
 #: Relation labels of the scale-free graph (a knowledge graph has typed edges).

@@ -1,11 +1,10 @@
-"""The knowledge graph of the book: build it, find its entities in a question, gather facts.
+"""The knowledge graph of the book: build it, gather the facts around entities, show them.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". Everything a chapter needs to go from
-documents to the facts around a question's entities is importable from here:
+Taught in chapter "Graph RAG and multi-hop reasoning". The question's entities come from
+:func:`gaba.entities.find_entities`; from there on:
 
 - :func:`build_knowledge_graph`, :func:`save_graph`, :func:`load_graph` (implemented in
   :mod:`gaba.kgbuild` and :mod:`gaba.kgfile`, re-exported here) and :func:`load_documents` (the news corpus);
-- :func:`find_entities` - the graph's entities named in a question (names and aliases, longest first);
 - :func:`gather_facts`, :func:`gather_facts_by_hop`, :func:`fact_evidence` - hop-by-hop traversal;
 - :func:`fact_sentence` - a fact as a plain sentence;
 - :func:`shortest_connection`, :func:`hop_table`.
@@ -28,20 +27,17 @@ Examples
 >>> sorted(gather_facts(G, ["Kestrel Motors"], hops=2))     # doctest: +NORMALIZE_WHITESPACE
 [('Aurora Cell Works', 'SUPPLIES_TO', 'Kestrel Motors'),
  ('Voltaic Dynamics', 'COMPETES_WITH', 'Aurora Cell Works')]
->>> find_entities("Who competes with Kestrel Motors' battery supplier?", G)
-['Kestrel Motors']
 """
 from __future__ import annotations
 
-import difflib
-import re
 import time
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .data.news import load_documents  # re-exported: the news corpus, or a reader's corpus
-from .errors import EntityNotFound, NoPath
+from .entities import check_graph, resolve_entity
+from .errors import NoPath
 from .kgfile import load_graph as _load
 from .kgfile import save_graph as _save
 from .prompts import SCHEMA_PHRASES
@@ -57,7 +53,7 @@ _DIRECTIONS = ("both", "out", "in")
 
 __all__ = [
     "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
-    "find_entities", "resolve_entity", "gather_facts", "gather_facts_by_hop", "fact_evidence",
+    "gather_facts", "gather_facts_by_hop", "fact_evidence",
     "fact_sentence", "shortest_connection", "hop_table", "traversal_seconds",
 ]
 
@@ -97,165 +93,9 @@ def load_graph(path) -> "nx.MultiDiGraph":
 
 # --------------------------------------------------------------------------- helpers
 
-def _check_graph(G) -> None:
-    if not hasattr(G, "nodes") or not hasattr(G, "edges"):
-        raise TypeError(f"expected a networkx graph, got {type(G).__name__}; build one with "
-                        "build_knowledge_graph() or load_graph(path).")
-
-
-def _norm(text: str) -> str:
-    """Case-fold and straighten typographic quotes, so "Kestrel Motors’" matches "Kestrel Motors'"."""
-    return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"') \
-        .replace("\u201d", '"').casefold()
-
-
-def _alias_list(raw) -> list[str]:
-    if isinstance(raw, str):
-        raw = [raw]
-    return [a for a in raw or [] if isinstance(a, str) and a.strip()]
-
-
-def _aliases(G, node) -> list[str]:
-    return _alias_list(G.nodes[node].get("aliases"))
-
-
-def _is_store(G) -> bool:
-    """True for a :class:`gaba.store.FalkorStore`, which keeps its own (cached) name table."""
-    return getattr(G, "_gaba_store", False) is True
-
-
-def name_key(text: str) -> str:
-    """The form a name is looked up by: stripped, case-folded, quotes straightened.
-
-    Examples
-    --------
-    >>> name_key(" Kestrel Motors\u2019 ")
-    "kestrel motors'"
-    """
-    return _norm(text.strip())
-
-
-def build_name_table(rows: Iterable[tuple[str, object]]) -> dict[str, str]:
-    """``{name_key(surface form): node}`` from ``(node, aliases)`` rows; a node's own name wins over aliases.
-
-    The one name table of the package: :func:`find_entities`, :func:`resolve_entity`,
-    :func:`gaba.traversal.resolve` and :meth:`gaba.store.FalkorStore.name_table` all use it.
-
-    Examples
-    --------
-    >>> build_name_table([("Kestrel Motors", ["Kestrel"]), ("Kestrel", None)])     # the node wins
-    {'kestrel': 'Kestrel', 'kestrel motors': 'Kestrel Motors'}
-    """
-    rows = sorted(rows, key=lambda row: str(row[0]))
-    table: dict[str, str] = {}
-    for node, raw in rows:
-        for alias in _alias_list(raw):
-            table.setdefault(name_key(alias), node)
-    for node, _ in rows:
-        table[name_key(str(node))] = node
-    return table
-
-
-def _name_table(G) -> dict[str, str]:
-    """The name table of a NetworkX graph (nodes' ``aliases`` attribute) or of a FalkorStore."""
-    if _is_store(G):
-        return G.name_table()
-    return build_name_table((node, G.nodes[node].get("aliases")) for node in G.nodes)
-
-
-def resolve_entity(G, name: str) -> str:
-    """The node a name refers to: the node itself, a case-insensitive match, or an alias.
-
-    Raises
-    ------
-    EntityNotFound
-        With the closest node names (``difflib``) in the message.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph(); G.add_node("Kestrel Motors", aliases=["Kestrel"])
-    >>> resolve_entity(G, "kestrel")
-    'Kestrel Motors'
-    """
-    _check_graph(G)
-    if name in G:
-        return name
-    if not isinstance(name, str):
-        raise TypeError(f"an entity name must be a string, got {type(name).__name__}")
-    hit = _name_table(G).get(name_key(name))
-    if hit is not None:
-        return hit
-    names = sorted(str(n) for n in G.nodes)
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-    if not close:
-        lower = {n.casefold(): n for n in names}
-        close = [lower[c] for c in difflib.get_close_matches(name.casefold(), list(lower), n=3, cutoff=0.4)]
-    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else \
-        f" The graph has {len(names)} nodes; list them with sorted(G.nodes)."
-    raise EntityNotFound(f"{name!r} is not an entity of the graph.{hint}")
-
-
 def _relation(key, data: dict) -> str:
     rel = data.get("relation")
     return str(rel if rel is not None else key)
-
-
-# --------------------------------------------------------------------------- entity finding
-
-def find_entities(question: str, G) -> list[str]:
-    """The graph's entities named in a question, in order of appearance.
-
-    Every node name and alias is matched case-insensitively as a whole phrase (not inside a
-    longer word), longest names first; text claimed by a longer name is not matched again by a
-    shorter one, so "Kestrel Motors" is found once and not also as "Kestrel". Names containing
-    regex or quote characters are matched literally.
-
-    Parameters
-    ----------
-    question : str
-    G : networkx graph or gaba.store.FalkorStore
-        Nodes may carry an ``aliases`` attribute (a list of other names).
-
-    Returns
-    -------
-    list of str
-        Canonical node names, each once, ordered by where they first appear; ``[]`` if none.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_node("Kestrel Motors", aliases=["Kestrel"]); G.add_node("Aurora Cell Works")
-    >>> find_entities("Does Aurora Cell Works supply kestrel?", G)
-    ['Aurora Cell Works', 'Kestrel Motors']
-    >>> find_entities("What is the weather?", G)
-    []
-    """
-    if not _is_store(G):
-        _check_graph(G)
-    if not isinstance(question, str):
-        raise TypeError(f"question must be a string, got {type(question).__name__}")
-    text = _norm(question)
-    table = _name_table(G)
-    taken = [False] * len(text)
-    found: list[tuple[int, str]] = []
-    for surface in sorted(table, key=lambda s: (-len(s), s)):
-        if not surface:
-            continue
-        pattern = re.compile(r"(?<!\w)" + re.escape(surface) + r"(?!\w)")
-        for m in pattern.finditer(text):
-            if any(taken[m.start():m.end()]):
-                continue
-            taken[m.start():m.end()] = [True] * (m.end() - m.start())
-            found.append((m.start(), table[surface]))
-    seen: set[str] = set()
-    ordered = []
-    for _, node in sorted(found, key=lambda t: t[0]):
-        if node not in seen:
-            seen.add(node)
-            ordered.append(node)
-    return ordered
 
 
 # --------------------------------------------------------------------------- traversal
@@ -274,14 +114,14 @@ def _check_hops(hops) -> int:
 
 def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[set]]:
     """Frontier-by-frontier walk. Returns (new facts per hop, new nodes per hop); hop 0 = starts."""
-    _check_graph(G)
+    check_graph(G)
     if direction not in _DIRECTIONS:
         raise ValueError(f"direction must be one of {_DIRECTIONS}, not {direction!r}")
     if isinstance(entities, str):
         entities = [entities]
     starts = [resolve_entity(G, e) for e in entities]
     if not starts:
-        raise ValueError("gather_facts needs at least one entity; find them with find_entities(question, G).")
+        raise ValueError("gather_facts needs at least one entity; find them with gaba.entities.find_entities(question, G).")
     hops = _check_hops(hops)
     directed = G.is_directed()
     multi = G.is_multigraph()
@@ -338,7 +178,7 @@ def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
     G : networkx graph
         Usually the ``MultiDiGraph`` of :func:`build_knowledge_graph`.
     entities : str or iterable of str
-        Start entities: node names, or names/aliases :func:`resolve_entity` understands.
+        Start entities: node names, or names/aliases :func:`gaba.entities.resolve_entity` understands.
     hops : int
         At least 1; values above :data:`MAX_HOPS` are capped with a warning.
     direction : {"both", "out", "in"}
@@ -405,7 +245,7 @@ def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
     >>> fact_evidence(G, [("A", "R", "B")])
     ['A supplies B.']
     """
-    _check_graph(G)
+    check_graph(G)
     out: set[str] = set()
     for s, r, o in facts:
         if not G.has_edge(s, o):
@@ -494,7 +334,7 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, s
     """
     import networkx as nx
 
-    _check_graph(G)
+    check_graph(G)
     src, dst = resolve_entity(G, a), resolve_entity(G, b)
     U = G.to_undirected(as_view=True) if G.is_directed() else G
     try:

@@ -22,7 +22,8 @@ import json
 from collections import deque
 from typing import Any
 
-from .graph import _traverse, fact_evidence, fact_sentence, resolve_entity
+from .entities import resolve_entity
+from .graph import _traverse, fact_evidence, fact_sentence
 
 __all__ = ["MAX_NODES", "MAX_FACTS", "explorer_data"]
 

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from .data.news import NEWS_PATH, load_documents
+from .entities import find_entities
 from .evaluate import wilson_interval
-from .graph import find_entities, gather_facts
+from .graph import gather_facts
 
 
 @dataclasses.dataclass

@@ -22,11 +22,11 @@ from typing import Any
 
 from . import prompts
 from .data.kinship import kinship, path_roles
+from .entities import find_entities, suggest
 from .errors import EntityNotFound, NoPath
-from .graph import find_entities
 from .llm import call_llm
 from .paths import expand, neighbors, rank_paths, top_paths
-from .traversal import Path, TraversalStats, node_attribute, suggest
+from .traversal import Path, TraversalStats, node_attribute
 
 
 def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,

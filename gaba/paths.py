@@ -39,11 +39,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .data.westeros import EDGE_WEIGHTS
+from .entities import is_store
 from .errors import NoPath
 from .nxpaths import nx_neighbors, nx_paths, nx_steps
 from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStats, _check_cycles,
                         _check_depth, _check_direction, _check_limit, _check_rel_types, _check_timeout,
-                        _is_store, resolve)
+                        resolve)
 
 #: Weight of a relation type missing from the weights table.
 DEFAULT_WEIGHT = 0.5
@@ -54,7 +55,7 @@ def expand(G, nodes: Iterable[str], direction: str, rel_types, timeout: float) -
 
     Arguments are not checked (the callers have): ``rel_types`` is None or a tuple of types.
     """
-    if _is_store(G):
+    if is_store(G):
         return G._expand(list(nodes), direction=direction, rel_types=rel_types, timeout=timeout)
     return {n: nx_steps(G, n, direction, rel_types) for n in nodes}
 
@@ -129,7 +130,7 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
     if a == b:
         raise ValueError(f"a and b are both {a!r}; ask for two different nodes "
                          "(use neighbors() to see what surrounds one node).")
-    if _is_store(G):
+    if is_store(G):
         found, stats = G._paths(a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
                                 limit=limit, timeout=timeout, cycles=cycles)
     else:
@@ -267,7 +268,7 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
     if a == b:
         raise ValueError(f"a and b are both {a!r}; ask for two different nodes.")
     scorer = scorer or score_path
-    stats = TraversalStats(backend="falkordb" if _is_store(G) else "networkx")
+    stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx")
     t0 = time.perf_counter()
     frontier = [Path((a,))]
     complete: list[tuple[Path, float]] = []
@@ -281,7 +282,7 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
         except TimeoutError:
             stats.timed_out = True
             break
-        stats.queries += 1 if _is_store(G) else 0
+        stats.queries += 1 if is_store(G) else 0
         candidates: list[tuple[Path, float]] = []
         for p in frontier:
             on_path = set(p.nodes)
@@ -316,7 +317,7 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
         No path within ``max_depth`` hops.
     """
     max_depth = _check_depth(max_depth)
-    if _is_store(G):
+    if is_store(G):
         direction = _check_direction(direction)
         timeout = _check_timeout(timeout)
         rel_types = _check_rel_types(G, rel_types)
@@ -370,7 +371,7 @@ def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
     timeout = _check_timeout(timeout)
     rel_types = _check_rel_types(G, rel_types)
     a = resolve(G, a)
-    if _is_store(G):
+    if is_store(G):
         dist, stats = G._neighbors(a, depth=depth, direction=direction, rel_types=rel_types,
                                    timeout=timeout)
     else:

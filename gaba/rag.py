@@ -2,7 +2,7 @@
 
 Taught in chapter "Graph RAG and multi-hop reasoning". Each answer is one model call:
 
-- :func:`graph_rag` finds the question's entities (:func:`gaba.graph.find_entities`, or
+- :func:`graph_rag` finds the question's entities (:func:`gaba.entities.find_entities`, or
   :func:`gaba.link.link_entities`), gathers the facts around them
   (:func:`gaba.graph.gather_facts`), keeps the most relevant within a budget
   (:func:`gaba.rank.rank_facts`), asks the model with :func:`gaba.answer.answer_prompt` and
@@ -24,7 +24,8 @@ from . import embed, link, prompts
 from . import rank as _rank
 from .answer import ABSTAIN, _quote, answer_prompt, check_grounding, final_answer, is_abstention
 from .data.news import load_documents
-from .graph import _aliases, _check_graph, _check_hops, fact_evidence, find_entities, gather_facts
+from .entities import check_graph, find_entities, node_aliases
+from .graph import _check_hops, fact_evidence, gather_facts
 from .llm import call_llm
 
 __all__ = ["DEFAULT_BUDGET", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace", "flat_prompt",
@@ -82,7 +83,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
 
     See :func:`graph_rag` for the parameters.
     """
-    _check_graph(G)
+    check_graph(G)
     if not isinstance(question, str) or not question.strip():
         raise ValueError("graph_rag needs a non-empty question string.")
     if len(question) > MAX_QUESTION_CHARS:
@@ -123,7 +124,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
         return out
     verdict = check_grounding(resp.text, facts_sorted, entities,
                               evidence={f: fact_evidence(G, [f]) for f in facts_sorted},
-                              aliases={n: _aliases(G, n) for f in facts_sorted for n in (f[0], f[2])
+                              aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2])
                                        if n in G})
     out["grounding"] = verdict
     out["answer"] = out["model_answer"] if verdict.accepted else f"{ABSTAIN}: {verdict.reason}."
@@ -136,7 +137,7 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_B
               ) -> tuple[str, list[tuple[str, str, str]]]:
     """Answer a question from the facts around its entities, with one model call and a check.
 
-    Steps: find the question's entities (:func:`gaba.graph.find_entities`, or :mod:`gaba.link` when
+    Steps: find the question's entities (:func:`gaba.entities.find_entities`, or :mod:`gaba.link` when
     ``linking`` is not ``"exact"``); gather the facts within ``hops`` hops
     (:func:`gaba.graph.gather_facts`); keep the ``budget`` most relevant (:func:`gaba.rank.rank_facts`);
     render them as sorted sentences plus their evidence sentences

@@ -28,7 +28,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from . import embed
-from .link import LinkingCapped, link_entities, word_stems
+from .link import LinkingCapped, link_entities
+from .words import word_stems
 
 __all__ = ["fact_text", "start_entities", "hop_distances", "ppr_flow", "fact_similarity", "piece_scores",
            "word_matches", "word_share", "minmax", "clear_cache"]

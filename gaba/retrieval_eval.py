@@ -26,8 +26,9 @@ from . import rag
 from .data.benchmarks import pooled_paragraphs, to_graph
 from .data.cases import Case
 from .embed import cosine_top_k
+from .entities import find_entities
 from .evaluate import _rate_table, context_tokens
-from .graph import fact_sentence, find_entities, gather_facts, gather_facts_by_hop
+from .graph import fact_sentence, gather_facts, gather_facts_by_hop
 from .scaling import draw_lines
 
 __all__ = ["evidence_recall", "take_within_budget", "context_evidence", "budget_recall",
@@ -148,7 +149,7 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
     - graph: a graph of ``triples`` (title -> [(subject, relation, object, sentence)], e.g.
       :func:`~gaba.data.benchmarks.load_sample_triples`) or, by default, of the examples'
       evidence triples; traversal from the entities named in the question
-      (:func:`gaba.graph.find_entities`), facts in some order rendered as sentences until the
+      (:func:`gaba.entities.find_entities`), facts in some order rendered as sentences until the
       budget is spent; the question has its evidence when every gold evidence triple made it in.
       ``rankers`` maps a method name to the order: ``None`` is hop order (hop 1 first, sorted
       within a hop), a callable ``rank(question, facts, G) -> facts`` any other order (for
@@ -268,7 +269,7 @@ def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], 
     doc_id)``):
 
     - graph: the facts within ``hops`` hops of the entities the question names
-      (:func:`gaba.graph.find_entities`, :func:`gaba.graph.gather_facts`); a gold fact counts
+      (:func:`gaba.entities.find_entities`, :func:`gaba.graph.gather_facts`); a gold fact counts
       as retrieved when a gathered fact joins the same two entities (in either direction,
       under any relation label: an extractor may word a relation differently);
     - flat: the ``k`` documents most similar to the question, as :func:`gaba.rag.flat_rag`

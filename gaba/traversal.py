@@ -8,8 +8,7 @@ types and apply these rules, so they give the same answers:
   :class:`TraversalStats` of how it was found;
 - the limits :data:`MAX_DEPTH`, :data:`MAX_LIMIT`, :data:`MAX_PATHS`, :data:`MAX_TIMEOUT`, checked
   before anything is queried;
-- :func:`resolve` and :func:`suggest`: a name or alias (any case) to its node, through the name
-  table of :func:`gaba.graph.build_name_table`.
+- :func:`resolve`: a name or alias (any case) to its node (:func:`gaba.entities.resolve_entity`).
 
 Examples
 --------
@@ -24,17 +23,14 @@ Jon Snow <-FATHER_OF- Rhaegar Targaryen
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import re
 import warnings
-import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .data.westeros import is_symmetric
-from .errors import EntityNotFound
-from .graph import _is_store, _name_table, name_key
+from .entities import is_store, per_graph, resolve_entity
 
 #: Deepest traversal accepted: path counts grow like (branching factor) ** depth.
 MAX_DEPTH = 8
@@ -240,26 +236,11 @@ def _check_direction(direction: Any) -> str:
     return direction
 
 
-_nx_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _cached(G, what: str, build: Callable[[], Any], *, refresh: bool = False) -> Any:
-    """Per-graph cache of derived tables (relation types, names); ``refresh`` rebuilds it.
-
-    Counting a NetworkX multigraph's edges is linear in their number, so the cache is not keyed
-    on it: callers refresh when a lookup misses (the graph may have changed since).
-    """
-    entry = _nx_cache.setdefault(G, {})
-    if refresh or what not in entry:
-        entry[what] = build()
-    return entry[what]
-
-
 def relation_types(G: Any, *, refresh: bool = False) -> list[str]:
     """The relation types present in ``G`` (NetworkX graph or FalkorStore), sorted."""
-    if _is_store(G):
+    if is_store(G):
         return G.relation_types()
-    return _cached(G, "relation_types", lambda: sorted(
+    return per_graph(G, "relation_types", lambda: sorted(
         {d.get("relation", k) for _, _, k, d in G.edges(keys=True, data=True)}), refresh=refresh)
 
 
@@ -275,7 +256,7 @@ def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:
         if not isinstance(r, str) or not _REL_RE.match(r):
             raise ValueError(f"relation type {r!r} is not a valid name (upper-case letters, digits, _).")
     known = set(relation_types(G))
-    if not set(rel_types) <= known and not _is_store(G):
+    if not set(rel_types) <= known and not is_store(G):
         known = set(relation_types(G, refresh=True))
     unknown = [r for r in rel_types if r not in known]
     if unknown:
@@ -291,15 +272,9 @@ def _check_cycles(cycles: Any) -> str:
 
 # --- names -----------------------------------------------------------------------------------
 
-def _names(G: Any, *, refresh: bool = False) -> dict[str, str]:
-    """The graph's name table (:func:`gaba.graph.build_name_table`), cached per graph."""
-    if _is_store(G):
-        return G.name_table()
-    return _cached(G, "names", lambda: _name_table(G), refresh=refresh)
-
-
 def resolve(G: Any, name: Any) -> str:
-    """Map a name or alias (any case) to the node's canonical name.
+    """Map a name or alias (any case) to the node's canonical name: :func:`gaba.entities.resolve_entity`,
+    whose message calls a node a character.
 
     Taught in chapter *Multi-hop queries in a graph database*.
 
@@ -314,39 +289,12 @@ def resolve(G: Any, name: Any) -> str:
     >>> resolve(load_westeros(), "dany")
     'Daenerys Targaryen'
     """
-    if not isinstance(name, str) or not name.strip():
-        raise EntityNotFound(f"{name!r} is not a character name; pass a non-empty string.")
-    if not _is_store(G) and name in G:
-        return name
-    key = name_key(" ".join(name.split()))
-    hit = _names(G).get(key)
-    if hit is None or (not _is_store(G) and hit not in G):
-        hit = _names(G, refresh=not _is_store(G)).get(key)   # the graph may have changed
-    if hit is not None:
-        return hit
-    raise EntityNotFound(f"No character called {name!r} in this graph. "
-                         f"Did you mean: {', '.join(repr(s) for s in suggest(G, name))}?")
-
-
-def suggest(G: Any, name: str, k: int = 3) -> list[str]:
-    """The ``k`` canonical names closest to ``name`` (fuzzy match on names and aliases)."""
-    table = _names(G)
-    try:
-        from rapidfuzz import fuzz, process
-        hits = process.extract(name.lower(), list(table), scorer=fuzz.WRatio, limit=4 * k)
-        keys = [h[0] for h in hits]
-    except ImportError:  # pragma: no cover - rapidfuzz is pinned
-        keys = difflib.get_close_matches(name.lower(), list(table), n=4 * k, cutoff=0.0)
-    out: list[str] = []
-    for key in keys:
-        if table[key] not in out:
-            out.append(table[key])
-    return out[:k]
+    return resolve_entity(G, name, noun="character")
 
 
 def node_attribute(G: Any, names: Iterable[str], attr: str) -> dict[str, Any]:
     """``{name: G.nodes[name][attr]}`` on either backend (missing values are left out)."""
     names = sorted(set(names))
-    if _is_store(G):
+    if is_store(G):
         return G.node_attribute(names, attr)
     return {n: G.nodes[n][attr] for n in names if n in G and G.nodes[n].get(attr) is not None}

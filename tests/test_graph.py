@@ -6,6 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from gaba import entities as ent
 from gaba import graph as gg
 from gaba import rag
 from gaba.errors import EntityNotFound, NoPath
@@ -90,6 +91,22 @@ def test_unknown_entity_suggests_close_names(G):
     assert gg.gather_facts(G, "Kestrel Motors", hops=1)  # a single string is one entity
 
 
+def test_resolve_entity_is_the_one_resolver(G):
+    # any case, any spacing, aliases; the path queries' resolve is the same function
+    from gaba.traversal import resolve
+
+    assert ent.resolve_entity(G, "  kestrel   MOTORS ") == "Kestrel Motors" == resolve(G, "KESTREL")
+    with pytest.raises(EntityNotFound, match=r"No entity called 'Kestrel Motor' .*Did you mean: 'Kestrel Motors'"):
+        ent.resolve_entity(G, "Kestrel Motor")
+    with pytest.raises(EntityNotFound, match="No character called"):
+        resolve(G, "Kestrel Motor")
+    for bad in (None, "", "   "):
+        with pytest.raises(EntityNotFound, match="non-empty string"):
+            ent.resolve_entity(G, bad)
+    G.add_node("Zephyr Works", aliases=["Zephyr"])     # the cached name table sees a new node
+    assert ent.resolve_entity(G, "zephyr") == "Zephyr Works"
+
+
 def test_isolated_node_and_empty_entities(G):
     assert gg.gather_facts(G, ["Lonely Island Co"], hops=3) == set()
     with pytest.raises(ValueError, match="at least one entity"):
@@ -106,15 +123,15 @@ def test_fact_evidence(G):
 
 def test_find_entities_longest_first_and_aliases(G):
     q = "Who competes with Kestrel Motors' battery supplier, and does Northwind know Kestrel?"
-    assert gg.find_entities(q, G) == ["Kestrel Motors", "Northwind Systems"]
-    assert gg.find_entities("KESTREL MOTORS and aurora cell works", G) == ["Kestrel Motors", "Aurora Cell Works"]
-    assert gg.find_entities("Kestrel Motors\u2019 supplier", G) == ["Kestrel Motors"]  # curly apostrophe
+    assert ent.find_entities(q, G) == ["Kestrel Motors", "Northwind Systems"]
+    assert ent.find_entities("KESTREL MOTORS and aurora cell works", G) == ["Kestrel Motors", "Aurora Cell Works"]
+    assert ent.find_entities("Kestrel Motors\u2019 supplier", G) == ["Kestrel Motors"]  # curly apostrophe
 
 
 def test_find_entities_word_boundary_and_none(G):
-    assert gg.find_entities("The Kestrels nested near Northwindy hills.", G) == []
-    assert gg.find_entities("What is the weather like?", G) == []
-    assert gg.find_entities("", G) == []
+    assert ent.find_entities("The Kestrels nested near Northwindy hills.", G) == []
+    assert ent.find_entities("What is the weather like?", G) == []
+    assert ent.find_entities("", G) == []
 
 
 def test_find_entities_regex_and_quote_characters():
@@ -122,8 +139,8 @@ def test_find_entities_regex_and_quote_characters():
     for name in ["C++ Labs (EU)", "O'Neil & Sons", "A.B. Holdings", "Dot*Star"]:
         G.add_node(name, aliases=[])
     q = "Did O'Neil & Sons buy from C++ Labs (EU), or from A.B. Holdings? Not AxB Holdings or Dot*Star."
-    assert gg.find_entities(q, G) == ["O'Neil & Sons", "C++ Labs (EU)", "A.B. Holdings", "Dot*Star"]
-    assert gg.find_entities("AxB Holdings", G) == []
+    assert ent.find_entities(q, G) == ["O'Neil & Sons", "C++ Labs (EU)", "A.B. Holdings", "Dot*Star"]
+    assert ent.find_entities("AxB Holdings", G) == []
 
 
 # ---------------------------------------------------------------- prompts and answering

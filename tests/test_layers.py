@@ -31,10 +31,10 @@ LAYERS: list[tuple[str, set[str]]] = [
                     "gaba.scoring"}),
     # gaba.cypher_paths builds gaba.traversal results (Path, TraversalStats) from its Cypher
     # traversals, so the path algorithms belong to the traversal layer, beside the graph they walk.
-    ("graph and traversal", {"gaba.graph", "gaba.traversal", "gaba.nxpaths", "gaba.paths",
+    ("graph and traversal", {"gaba.entities", "gaba.graph", "gaba.traversal", "gaba.nxpaths", "gaba.paths",
                              "gaba.falkor_server", "gaba.cypher_paths", "gaba.store"}),
     ("linking, ranking, answering, communities",
-     {"gaba.link", "gaba.relevance", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.multihop",
+     {"gaba.words", "gaba.nameindex", "gaba.link", "gaba.node_merge", "gaba.relevance", "gaba.rank", "gaba.answer", "gaba.rag", "gaba.multihop",
       "gaba.communities", "gaba.routing"}),
     ("evaluation and benchmarks",
      {"gaba.evaluate", "gaba.scaling", "gaba.retrieval_eval", "gaba.bench", "gaba.costs"}),

@@ -1,4 +1,5 @@
-"""Tests of gaba.link: each linking tier, the one-word rule, candidate caps, node merging, bad input."""
+"""Tests of gaba.link: each linking tier, the one-word rule, candidate caps, bad input; and of its
+helpers gaba.words (name words, stems) and gaba.node_merge."""
 from __future__ import annotations
 
 import warnings
@@ -8,8 +9,9 @@ import pytest
 from _fakes import fake_embed as _fake_embed
 
 from gaba import link
-from gaba.link import (Links, LinkingCapped, Match, link_entities, merge_equivalent_nodes, name_tokens,
-                       word_stems)
+from gaba.link import Links, LinkingCapped, Match, link_entities
+from gaba.node_merge import merge_equivalent_nodes
+from gaba.words import name_tokens, word_stems
 
 
 def _graph(edges, aliases=None):

@@ -13,7 +13,7 @@ from gaba import traversal as T
 from gaba.data import kinship as K
 from gaba.data.westeros import PARENT_RELATIONS, load_westeros
 from gaba.errors import EntityNotFound, NoPath
-from gaba.graph import find_entities
+from gaba.entities import find_entities
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import pytest
 from _fakes import fake_embed as _fake_embed
 
 from gaba import embed
+from gaba import entities as ent
 from gaba import graph as gg
 from gaba import rag
 
@@ -76,11 +77,11 @@ def test_the_collection_is_what_the_tests_assume(invented):
 
 
 def test_find_entities_links_names_and_aliases(invented):
-    assert gg.find_entities(QUESTION, invented) == [START]                       # by its alias
-    assert gg.find_entities("Does Zorblat Venn glimmer Quonfirm?", invented) == [START, MIDDLE]
-    assert gg.find_entities("Who cools QUONFIRM HALSE?", invented) == [MIDDLE]    # any case
-    assert gg.find_entities("Which Zorblats glimmer?", invented) == []           # whole words only
-    assert gg.find_entities("Was Zibber Orrel 3 zanthed into anything?", invented) == ["Zibber Orrel 3"]
+    assert ent.find_entities(QUESTION, invented) == [START]                       # by its alias
+    assert ent.find_entities("Does Zorblat Venn glimmer Quonfirm?", invented) == [START, MIDDLE]
+    assert ent.find_entities("Who cools QUONFIRM HALSE?", invented) == [MIDDLE]    # any case
+    assert ent.find_entities("Which Zorblats glimmer?", invented) == []           # whole words only
+    assert ent.find_entities("Was Zibber Orrel 3 zanthed into anything?", invented) == ["Zibber Orrel 3"]
 
 
 def test_fact_sentences_read_invented_labels_as_words():

@@ -13,7 +13,8 @@ one supplier of that product, the supplier one rival, and so on).
 
 Entity popularity follows a Zipf law, so at large sizes a few *hub* companies collect hundreds of
 facts. The chains start at hubs: that is what makes a naive context budget (the first 30 facts in
-hop order) fail at scale.
+hop order) fail at scale. The cast (companies, people, popularity) is
+:mod:`gaba.data.synthetic_world`, the wording of the news items :mod:`gaba.data.synthetic_text`.
 
 API (stable; other chapters rely on it):
 
@@ -39,12 +40,12 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
-import itertools
 import random
 from collections import defaultdict
 from collections.abc import Iterator
 
+from .synthetic_text import possessive, write_document
+from .synthetic_world import SUPPLIER_SECTORS, World
 from .triple import Triple
 
 __all__ = ["ChainQuestion", "ScalingCorpus", "make_scaling_corpus", "RELATIONS"]
@@ -136,113 +137,7 @@ class ScalingCorpus:
                 "max_degree": max(deg.values(), default=0)}
 
 
-# --------------------------------------------------------------------------------------------
-# The fictional world: name parts, sectors, products. (None of the news corpus's names.)
-
-# Company names are "<first part><second part> <sector suffix>", e.g. "Alderbrook Motors".
-_NAME_FIRST = """Alder Amber Ash Bell Birch Black Bramble Bright Brook Calder Cedar Clear Cobalt
-Cold Copper Coral Crest Cypress Dawn Deep Drift Dun East Elm Ember Fair Fern Flint Fox Frost
-Gale Garnet Glen Gold Grey Hart Haw Heron High Holly Iron Ivy Jasper Lark Linden Maple Marsh
-Mill Moss North Oak Onyx Pine Quarry Raven Red Ridge River Rock Rowan Sable Sand Shale Silver
-Slate Sparrow Star Stone Sun Thorn Timber Tern West Willow Wind Wren Yarrow""".split()
-_NAME_SECOND = """brook field gate haven hill holt mere moor ridge stead wick wood ford line mark
-port vale well worth crest dale fen shore""".split()
-# sector -> (name suffixes, product phrase used in text, product word used in questions)
-#: How many name prefixes the world uses (each names 1 to 4 companies).
-_N_PREFIXES = 1200
-
-_SUPPLIER_SECTORS = {
-    "battery": (("Cell Works", "Energy Storage", "Battery Systems"), "battery cells", "battery cell"),
-    "chips": (("Semiconductors", "Microsystems", "Silicon"), "chips", "chip"),
-    "sensors": (("Sensing", "Instruments"), "sensors", "sensor"),
-    "software": (("Software", "Analytics"), "fleet software", "software"),
-    "steel": (("Metals", "Alloys", "Steelworks"), "steel", "steel"),
-    "tyres": (("Tyre Company", "Rubber Works"), "tyres", "tyre"),
-    "glass": (("Glassworks", "Optics"), "optical glass", "glass"),
-    "logistics": (("Logistics", "Freight"), "freight services", "freight"),
-    "displays": (("Displays", "Screens"), "display panels", "display"),
-}
-_CUSTOMER_SECTORS = {
-    "vehicles": ("Motors", "Mobility", "Automotive"),
-    "robots": ("Robotics", "Automation"),
-    "grid": ("Grid", "Power"),
-    "aero": ("Aerospace", "Aviation"),
-    "retail": ("Retail Group", "Foods"),
-}
-_INVESTOR_SUFFIXES = ("Capital", "Ventures", "Partners", "Holdings")
-
-_FIRST = """Ada Bram Celia Darius Elena Farid Greta Hugo Ines Jonah Kira Lars Mina Nikolai Odette
-Pavel Quinn Rosa Soren Talia Umar Vera Wendell Xenia Yusuf Zara Amara Bastian Cyrus Delphine
-Emil Fiona Gideon Hana Ivo Johanna Kofi Lena Marek Nadia Otto Priya Rafael Sana Tobias Una Viktor
-Wilma Yara Anders Beatrix Caspar Dalia Ezra Freya Goran Helka Isak Jorun""".split()
-_LAST = """Abernathy Brandt Castellan Draper Eriksen Falk Grell Haddad Ilves Jansen Kowal Lindqvist
-Moreau Nakamura Okonjo Pereira Quist Rahimi Sandoval Thorne Ueda Varga Whitcombe Xu Yilmaz Zelenko
-Achterberg Bisset Carrow Delacroix Eklund Fenwick Garrido Holloway Ibarra Jovanovic Kessler Lomax
-Mbeki Norberg Ostrowski Pham Quiroga Renner Stavros Tamura Ulloa Vasquez Wolcott Yardeni Zubiri
-Arden Bexley Corrigan Dunleavy Estrada""".split()
-
-_REGIONS = ("the north", "the coastal region", "the river valley", "the capital", "the east",
-            "the southern corridor", "the lake district", "the western plains")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December")
-
-_FILLERS = (
-    "Financial terms were not disclosed.",
-    "The agreement runs for {years} years.",
-    "Shares of {a} rose {pct} percent on the news.",
-    "Analysts said the move strengthens {a_s} position in {region}.",
-    "The announcement came at an industry conference in {region}.",
-    "{a} said more details would follow in its next quarterly report.",
-    "The companies did not comment further.",
-    "Industry observers called the step overdue.",
-)
-
-# Templates: (title, fact sentence). {a} is the subject, {b} the object, {p} a product phrase.
-_TEMPLATES: dict[str, tuple[tuple[str, str], ...]] = {
-    "SUPPLIES_TO": (
-        ("{a} wins {p} contract from {b}", "{a} will supply {p} to {b} under a new contract."),
-        ("{b} picks {a} for {p}", "{b} has chosen {a} as its supplier of {p}."),
-        ("{a} to ship {p} to {b}", "{a} signed a deal to deliver {p} to {b} from next quarter."),
-    ),
-    "COMPETES_WITH": (
-        ("{a} takes on {b}", "{a} competes with {b} for the same customers."),
-        ("Rivalry heats up between {a} and {b}", "{a} and {b} are now direct rivals in {region}."),
-        ("{a} undercuts {b} on price", "{a} cut its prices to win business from its competitor {b}."),
-    ),
-    "INVESTS_IN": (
-        ("{a} leads funding round in {b}", "{a} led a new funding round in {b}."),
-        ("{b} raises money from {a}", "{b} raised fresh capital from {a}."),
-        ("{a} takes a stake in {b}", "{a} bought a minority stake in {b}."),
-    ),
-    "BOARD_MEMBER_OF": (
-        ("{a} joins the board of {b}", "{a} has joined the board of directors of {b}."),
-        ("{b} adds {a} to its board", "{b} appointed {a} to its board."),
-    ),
-    "CEO_OF": (
-        ("{b} names {a} chief executive", "{b} named {a} as its chief executive officer."),
-        ("{a} to lead {b}", "{a} takes over as CEO of {b} next month."),
-    ),
-    "ACQUIRED": (
-        ("{a} acquires {b}", "{a} has acquired {b} in an all-cash deal."),
-        ("{a} buys {b}", "{a} completed its purchase of {b}."),
-    ),
-    "PARTNERS_WITH": (
-        ("{a} and {b} form partnership", "{a} formed a research partnership with {b}."),
-        ("{a} teams up with {b}", "{a} and {b} agreed to develop products together."),
-    ),
-    "FOUNDED": (
-        ("Profile: the founder of {b}", "{a} founded {b} a decade ago."),
-        ("{a} recalls starting {b}", "{a}, who founded {b}, spoke about its early years."),
-    ),
-}
-_PLAIN_NEWS = (
-    ("{a} reports record quarter", "{a} reported record revenue for the quarter."),
-    ("{a} opens new plant", "{a} opened a new plant in {region}."),
-    ("{a} cuts jobs", "{a} announced it will cut two hundred jobs."),
-    ("{a} unveils new product line", "{a} unveiled a new product line at its annual event."),
-)
-
-# Planted question kinds: (hop-1 relation, hop-2 relation, question template).
+# Planted question kinds: (kind, question template), planted in turn.
 _QUESTION_KINDS = (
     ("supplier_competitor", "Who competes with {x_s} {w} supplier?"),
     ("supplier_ceo", "Who is the chief executive of the company that supplies {x} with {p}?"),
@@ -252,144 +147,15 @@ _QUESTION_KINDS = (
 )
 
 
-@dataclasses.dataclass
-class _Company:
-    name: str
-    sector: str
-    role: str          # "supplier", "customer" or "investor"
-    weight: float
-
-
-class _World:
-    """The fixed cast of a seed: companies, people, aliases, popularity weights."""
-
-    def __init__(self, seed: int):
-        rng = random.Random(f"gaba-synthetic-world-{seed}")
-        prefixes = [f + s for f in _NAME_FIRST for s in _NAME_SECOND]
-        rng.shuffle(prefixes)
-        options = ([("supplier", s, suf) for s, (sufs, _, _) in _SUPPLIER_SECTORS.items() for suf in sufs]
-                   + [("customer", s, suf) for s, sufs in _CUSTOMER_SECTORS.items() for suf in sufs]
-                   + [("investor", "investor", suf) for suf in _INVESTOR_SUFFIXES])
-        companies: list[_Company] = []
-        for prefix in prefixes[:_N_PREFIXES]:
-            # each prefix names 1 to 4 companies, in distinct sectors
-            want = rng.randint(1, 4)
-            seen_sectors: set[str] = set()
-            for role, sector, suf in rng.sample(options, len(options)):
-                if sector not in seen_sectors:
-                    seen_sectors.add(sector)
-                    companies.append(_Company(f"{prefix} {suf}", sector, role, 0.0))
-                    if len(seen_sectors) == want:
-                        break
-        rng.shuffle(companies)
-        # Popularity: customers follow a steep Zipf law (they become the hubs), suppliers and
-        # investors a flat one (a hub's neighbours are ordinary companies).
-        rank: dict[str, int] = defaultdict(int)
-        for c in companies:
-            r = rank[c.role]
-            rank[c.role] += 1
-            c.weight = (4.0 / (r + 4) ** 1.0) if c.role == "customer" else 0.35 / (r + 30) ** 0.3
-        self.companies = companies
-        self.by_role: dict[str, list[_Company]] = defaultdict(list)
-        self.by_sector: dict[str, list[_Company]] = defaultdict(list)
-        for c in companies:
-            self.by_role[c.role].append(c)
-            self.by_sector[c.sector].append(c)
-        people = [f"{f} {l}" for f in _FIRST for l in _LAST]
-        rng.shuffle(people)
-        self.people = people[:3000]
-        self.person_weight = [1.0 / (r + 50) ** 0.5 for r in range(len(self.people))]
-        # aliases: the first word of the name, when only one company uses it
-        count: dict[str, int] = defaultdict(int)
-        for c in companies:
-            count[c.name.split(" ", 1)[0]] += 1
-        self.aliases = {c.name: [c.name.split(" ", 1)[0]] for c in companies
-                        if count[c.name.split(" ", 1)[0]] == 1}
-        # hubs: the most popular customers
-        self.hubs = sorted(self.by_role["customer"], key=lambda c: -c.weight)
-
-
-def _possessive(name: str) -> str:
-    return name + ("'" if name.endswith("s") else "'s")
-
-
-class _Pool:
-    """Items with fixed weights, drawn with precomputed cumulative weights (fast for big pools)."""
-
-    def __init__(self, items: list, weights: list[float]):
-        self.items = items
-        self.cum = list(itertools.accumulate(weights))
-
-    def draw(self, rng: random.Random):
-        return rng.choices(self.items, cum_weights=self.cum, k=1)[0]
-
-
 class _Builder:
-    """Writes documents and keeps the bookkeeping that keeps planted answers unique."""
+    """Plants the questions and draws the distractors, keeping every planted answer unique."""
 
-    def __init__(self, world: _World, seed: int):
+    def __init__(self, world: World, seed: int):
         self.w = world
         self.seed = seed
         # reserved: keys that distractors must not touch (keeps planted answers unique)
         self.reserved: set[tuple] = set()
         self.ceo: dict[str, str] = {}      # company -> its CEO (one each)
-        self._pools: dict[tuple, _Pool] = {}
-
-    # -- text ------------------------------------------------------------------------------
-    def _date(self, rng: random.Random) -> str:
-        day = _dt.date(2021, 1, 1) + _dt.timedelta(days=rng.randrange(5 * 365))
-        return day.isoformat()
-
-    def _filler(self, rng: random.Random, a: str) -> str:
-        return rng.choice(_FILLERS).format(a=a, a_s=_possessive(a), years=rng.randint(2, 7), pct=rng.randint(2, 14),
-                                           region=rng.choice(_REGIONS))
-
-    def document(self, doc_id: str, rng: random.Random, relation: str | None, a: str, b: str,
-                 product: str = "", extra: list[tuple[str, str, str, str]] | None = None
-                 ) -> tuple[dict, list[Triple]]:
-        """One news item stating ``a -[relation]-> b`` (or plain news about ``a`` when relation is None)."""
-        region = rng.choice(_REGIONS)
-        if relation is None:
-            title, sent = rng.choice(_PLAIN_NEWS)
-            title, sent = title.format(a=a), sent.format(a=a, region=region)
-            triples = []
-        else:
-            title, sent = rng.choice(_TEMPLATES[relation])
-            title = title.format(a=a, b=b, p=product)
-            sent = sent.format(a=a, b=b, p=product, region=region)
-            triples = [Triple(a, relation, b, doc_id, sent)]
-        sentences = [sent]
-        for rel2, s2, o2, sent2 in extra or []:
-            sentences.append(sent2)
-            triples.append(Triple(s2, rel2, o2, doc_id, sent2))
-        company = b if relation in ("CEO_OF", "BOARD_MEMBER_OF", "FOUNDED") else a
-        sentences.append(self._filler(rng, company))
-        doc = {"id": doc_id, "title": title[0].upper() + title[1:], "date": self._date(rng),
-               "text": " ".join(sentences)}
-        return doc, triples
-
-    # -- picking entities ------------------------------------------------------------------
-    def company(self, rng: random.Random, role: str | None = None, sector: str | None = None) -> _Company:
-        key = ("sector", sector) if sector else ("role", role)
-        if key not in self._pools:
-            items = (self.w.by_sector[sector] if sector else
-                     self.w.by_role[role] if role else self.w.companies)
-            self._pools[key] = _Pool(items, [c.weight for c in items])
-        return self._pools[key].draw(rng)
-
-    def person(self, rng: random.Random) -> str:
-        if ("people", None) not in self._pools:
-            self._pools[("people", None)] = _Pool(self.w.people, self.w.person_weight)
-        return self._pools[("people", None)].draw(rng)
-
-    def fresh_person(self, rng: random.Random, taken: set[str]) -> str:
-        # people from the unpopular tail, so planted people have few other facts
-        tail = self.w.people[len(self.w.people) // 2:]
-        while True:
-            p = rng.choice(tail)
-            if p not in taken:
-                taken.add(p)
-                return p
 
     # -- planted questions ------------------------------------------------------------------
     def plant(self, n_questions: int) -> list[tuple[ChainQuestion, list[dict], list[list[Triple]]]]:
@@ -412,8 +178,8 @@ class _Builder:
             if kind == "ceo_board":
                 if ("CEO_OF", x) in self.reserved:
                     continue
-                p = self.fresh_person(rng, taken_people)
-                y = self.company(rng, role="customer").name
+                p = self.w.fresh_person(rng, taken_people)
+                y = self.w.company(rng, role="customer").name
                 if y == x:
                     continue
                 self.reserved |= {("CEO_OF", x), ("BOARD_MEMBER_OF", p), ("person", p)}
@@ -422,8 +188,8 @@ class _Builder:
                 question = template.format(x=x)
                 answer, bridge = y, p
             else:
-                sector = rng.choice(sorted(_SUPPLIER_SECTORS))
-                _, product, word = _SUPPLIER_SECTORS[sector]
+                sector = rng.choice(sorted(SUPPLIER_SECTORS))
+                _, product, word = SUPPLIER_SECTORS[sector]
                 if (x, sector) in used_pairs:
                     continue
                 candidates = [c for c in self.w.by_sector[sector] if c.name not in taken_bridges]
@@ -443,7 +209,7 @@ class _Builder:
                     hop2 = ("COMPETES_WITH", c, s, "")
                     answer = c
                 elif kind == "supplier_ceo":
-                    p = self.fresh_person(rng, taken_people)
+                    p = self.w.fresh_person(rng, taken_people)
                     self.reserved |= {("CEO_OF", s), ("person", p)}
                     self.ceo[s] = p
                     hop2 = ("CEO_OF", p, s, "")
@@ -454,19 +220,19 @@ class _Builder:
                     hop2 = ("INVESTS_IN", inv, s, "")
                     answer = inv
                 else:  # supplier_acquirer
-                    acq = self.company(rng, role="customer").name
+                    acq = self.w.company(rng, role="customer").name
                     if acq == x:
                         acq = self.w.hubs[-1].name
                     self.reserved.add(("ACQUIRED", s))
                     hop2 = ("ACQUIRED", acq, s, "")
                     answer = acq
                 hops = [("SUPPLIES_TO", s, x, product), hop2]
-                question = template.format(x=x, x_s=_possessive(x), w=word, p=product)
+                question = template.format(x=x, x_s=possessive(x), w=word, p=product)
                 bridge = s
             docs, doc_triples = [], []
             for h, (rel, a, b, prod) in enumerate(hops):
                 doc_id = f"syn-{qid}-{h + 1}"
-                d, ts = self.document(doc_id, random.Random(f"{self.seed}-{doc_id}"), rel, a, b, prod)
+                d, ts = write_document(doc_id, random.Random(f"{self.seed}-{doc_id}"), rel, a, b, prod)
                 docs.append(d)
                 doc_triples.append(ts)
             facts = tuple(ts[0] for ts in doc_triples)
@@ -496,51 +262,51 @@ class _Builder:
         R = self.reserved
         doc_rng = random.Random(f"{self.seed}-{doc_id}-{rng.random()}")
         if kind is None:
-            a = self.company(rng).name
-            return self.document(doc_id, doc_rng, None, a, "")
+            a = self.w.company(rng).name
+            return write_document(doc_id, doc_rng, None, a, "")
         if kind == "SUPPLIES_TO":
-            s = self.company(rng, role="supplier")
-            x = self.company(rng, role="customer" if rng.random() < 0.8 else None)
+            s = self.w.company(rng, role="supplier")
+            x = self.w.company(rng, role="customer" if rng.random() < 0.8 else None)
             if x.name == s.name or ("SUPPLIES_TO", x.name, s.sector) in R:
                 return None
-            return self.document(doc_id, doc_rng, kind, s.name, x.name, _SUPPLIER_SECTORS[s.sector][1])
+            return write_document(doc_id, doc_rng, kind, s.name, x.name, SUPPLIER_SECTORS[s.sector][1])
         if kind in ("COMPETES_WITH", "PARTNERS_WITH"):
-            a = self.company(rng)
-            b = self.company(rng, sector=a.sector)
+            a = self.w.company(rng)
+            b = self.w.company(rng, sector=a.sector)
             if a.name == b.name or (kind, a.name) in R or (kind, b.name) in R:
                 return None
-            return self.document(doc_id, doc_rng, kind, a.name, b.name)
+            return write_document(doc_id, doc_rng, kind, a.name, b.name)
         if kind == "INVESTS_IN":
-            inv = self.company(rng, role="investor")
-            x = self.company(rng)
+            inv = self.w.company(rng, role="investor")
+            x = self.w.company(rng)
             if x.role == "investor" or ("INVESTS_IN", x.name) in R:
                 return None
-            return self.document(doc_id, doc_rng, kind, inv.name, x.name)
+            return write_document(doc_id, doc_rng, kind, inv.name, x.name)
         if kind == "ACQUIRED":
-            a = self.company(rng)
+            a = self.w.company(rng)
             pool = self.w.companies
             b = pool[rng.randrange(len(pool))]   # targets are uniform: mostly small companies
             if a.name == b.name or ("ACQUIRED", b.name) in R:
                 return None
-            return self.document(doc_id, doc_rng, kind, a.name, b.name)
-        p = self.person(rng)
+            return write_document(doc_id, doc_rng, kind, a.name, b.name)
+        p = self.w.person(rng)
         if ("person", p) in R:
             return None
-        x = self.company(rng)
+        x = self.w.company(rng)
         if kind == "BOARD_MEMBER_OF":
-            return self.document(doc_id, doc_rng, kind, p, x.name)
+            return write_document(doc_id, doc_rng, kind, p, x.name)
         if kind == "FOUNDED":
-            return self.document(doc_id, doc_rng, kind, p, x.name)
+            return write_document(doc_id, doc_rng, kind, p, x.name)
         # CEO_OF: one chief executive per company; sometimes a second fact (a board seat)
         if x.name in self.ceo or ("CEO_OF", x.name) in R:
             return None
         self.ceo[x.name] = p
         extra = []
         if rng.random() < 0.4:
-            y = self.company(rng)
+            y = self.w.company(rng)
             if y.name != x.name:
                 extra.append(("BOARD_MEMBER_OF", p, y.name, f"{p} also sits on the board of {y.name}."))
-        return self.document(doc_id, doc_rng, kind, p, x.name, extra=extra)
+        return write_document(doc_id, doc_rng, kind, p, x.name, extra=extra)
 
 
 def make_scaling_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) -> ScalingCorpus:
@@ -593,7 +359,7 @@ def make_scaling_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) ->
                                 else "ask for one or more planted questions."))
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an int, not {type(seed).__name__}")
-    world = _World(seed)
+    world = World(seed)
     builder = _Builder(world, seed)
     planted = builder.plant(n_questions)       # all of them: reservations do not depend on n_docs
     kept = planted[: min(n_questions, n_docs // 2)]

@@ -1,0 +1,221 @@
+"""A graph's entities by name: the name table, resolving one name, finding the names in a question.
+
+Taught in chapter "Graph RAG and multi-hop reasoning". A node is found by its own name or an
+alias (the ``aliases`` node attribute), in any case, through one name table
+(:func:`build_name_table`, keyed by :func:`name_key`) on either backend: a NetworkX graph or a
+:class:`gaba.store.FalkorStore`.
+
+- :func:`resolve_entity` - one name to its node, with suggestions when it is unknown;
+- :func:`find_entities` - the graph's entities named in a question (longest names first).
+
+Examples
+--------
+>>> import networkx as nx
+>>> G = nx.MultiDiGraph()
+>>> G.add_node("Kestrel Motors", aliases=["Kestrel"]); G.add_node("Aurora Cell Works")
+>>> resolve_entity(G, "kestrel")
+'Kestrel Motors'
+>>> find_entities("Does Aurora Cell Works supply kestrel?", G)
+['Aurora Cell Works', 'Kestrel Motors']
+"""
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from .errors import EntityNotFound
+
+__all__ = ["name_key", "build_name_table", "name_table", "resolve_entity", "suggest", "find_entities",
+           "node_aliases", "check_graph", "is_store", "per_graph"]
+
+
+def check_graph(G) -> None:
+    """Raise ``TypeError`` unless ``G`` looks like a NetworkX graph."""
+    if not hasattr(G, "nodes") or not hasattr(G, "edges"):
+        raise TypeError(f"expected a networkx graph, got {type(G).__name__}; build one with "
+                        "build_knowledge_graph() or load_graph(path).")
+
+
+def is_store(G) -> bool:
+    """True for a :class:`gaba.store.FalkorStore`, which keeps its own (cached) name table."""
+    return getattr(G, "_gaba_store", False) is True
+
+
+_tables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def per_graph(G, what: str, build: Callable[[], Any], *, refresh: bool = False) -> Any:
+    """A table derived from ``G`` (names, relation types), built once per graph; ``refresh`` rebuilds it.
+
+    Counting a NetworkX multigraph's edges is linear in their number, so the cache does not
+    notice changes to the graph: callers refresh when a lookup misses.
+    """
+    entry = _tables.setdefault(G, {})
+    if refresh or what not in entry:
+        entry[what] = build()
+    return entry[what]
+
+
+def _norm(text: str) -> str:
+    """Case-fold and straighten typographic quotes, so "Kestrel Motors’" matches "Kestrel Motors'"."""
+    return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"') \
+        .replace("\u201d", '"').casefold()
+
+
+def name_key(text: str) -> str:
+    """The form a name is looked up by: stripped, case-folded, quotes straightened.
+
+    Examples
+    --------
+    >>> name_key(" Kestrel Motors\u2019 ")
+    "kestrel motors'"
+    """
+    return _norm(text.strip())
+
+
+def _alias_list(raw) -> list[str]:
+    if isinstance(raw, str):
+        raw = [raw]
+    return [a for a in raw or [] if isinstance(a, str) and a.strip()]
+
+
+def node_aliases(G, node) -> list[str]:
+    """The other names of a NetworkX node (its ``aliases`` attribute, a list or one string)."""
+    return _alias_list(G.nodes[node].get("aliases"))
+
+
+def build_name_table(rows: Iterable[tuple[str, object]]) -> dict[str, str]:
+    """``{name_key(surface form): node}`` from ``(node, aliases)`` rows; a node's own name wins over aliases.
+
+    The one name table of the package, of both backends
+    (:meth:`gaba.store.FalkorStore.name_table` builds its own with it).
+
+    Examples
+    --------
+    >>> build_name_table([("Kestrel Motors", ["Kestrel"]), ("Kestrel", None)])     # the node wins
+    {'kestrel': 'Kestrel', 'kestrel motors': 'Kestrel Motors'}
+    """
+    rows = sorted(rows, key=lambda row: str(row[0]))
+    table: dict[str, str] = {}
+    for node, raw in rows:
+        for alias in _alias_list(raw):
+            table.setdefault(name_key(alias), node)
+    for node, _ in rows:
+        table[name_key(str(node))] = node
+    return table
+
+
+def name_table(G, *, refresh: bool = False) -> dict[str, str]:
+    """The name table of a NetworkX graph (cached, see :func:`per_graph`) or of a FalkorStore."""
+    if is_store(G):
+        return G.name_table()
+    return per_graph(G, "names", lambda: build_name_table((n, G.nodes[n].get("aliases")) for n in G.nodes),
+                     refresh=refresh)
+
+
+def suggest(G, name: str, k: int = 3) -> list[str]:
+    """The ``k`` node names closest to ``name`` (RapidFuzz over names and aliases)."""
+    table = name_table(G)
+    out: list[str] = []
+    for key, _, _ in process.extract(name.lower(), list(table), scorer=fuzz.WRatio, limit=4 * k):
+        if table[key] not in out:
+            out.append(table[key])
+    return out[:k]
+
+
+def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
+    """The node a name refers to: the node itself, or a name or alias in any case and spacing.
+
+    Parameters
+    ----------
+    G : networkx graph or gaba.store.FalkorStore
+    name : str
+    noun : str, optional
+        What the error message calls a node ("No entity called ...").
+
+    Raises
+    ------
+    EntityNotFound
+        An unknown or empty name; the message suggests the closest names (:func:`suggest`).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph(); G.add_node("Kestrel Motors", aliases=["Kestrel"])
+    >>> resolve_entity(G, "  KESTREL ")
+    'Kestrel Motors'
+    """
+    store = is_store(G)
+    if not store:
+        check_graph(G)
+        if name in G:
+            return name
+    if not isinstance(name, str) or not name.strip():
+        raise EntityNotFound(f"{name!r} is not a name; pass a non-empty string.")
+    keys = dict.fromkeys((name_key(name), name_key(" ".join(name.split()))))
+    for refresh in (False, True):           # a miss rebuilds the table: the graph may have changed
+        table = name_table(G, refresh=refresh)
+        for key in keys:
+            hit = table.get(key)
+            if hit is not None and (store or hit in G):
+                return hit
+        if store:
+            break
+    raise EntityNotFound(f"No {noun} called {name!r} in this graph. "
+                         f"Did you mean: {', '.join(repr(s) for s in suggest(G, name))}?")
+
+
+def find_entities(question: str, G) -> list[str]:
+    """The graph's entities named in a question, in order of appearance.
+
+    Every node name and alias is matched case-insensitively as a whole phrase (not inside a
+    longer word), longest names first; text claimed by a longer name is not matched again by a
+    shorter one, so "Kestrel Motors" is found once and not also as "Kestrel". Names containing
+    regex or quote characters are matched literally.
+
+    Parameters
+    ----------
+    question : str
+    G : networkx graph or gaba.store.FalkorStore
+        Nodes may carry an ``aliases`` attribute (a list of other names).
+
+    Returns
+    -------
+    list of str
+        Canonical node names, each once, ordered by where they first appear; ``[]`` if none.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph(); G.add_node("Kestrel Motors", aliases=["Kestrel"])
+    >>> find_entities("Who supplies KESTREL MOTORS?", G), find_entities("What is the weather?", G)
+    (['Kestrel Motors'], [])
+    """
+    if not is_store(G):
+        check_graph(G)
+    if not isinstance(question, str):
+        raise TypeError(f"question must be a string, got {type(question).__name__}")
+    text = _norm(question)
+    table = name_table(G, refresh=True)     # the graph's names now (a chapter may add aliases)
+    taken = [False] * len(text)
+    found: list[tuple[int, str]] = []
+    for surface in sorted(table, key=lambda s: (-len(s), s)):
+        if not surface:
+            continue
+        pattern = re.compile(r"(?<!\w)" + re.escape(surface) + r"(?!\w)")
+        for m in pattern.finditer(text):
+            if any(taken[m.start():m.end()]):
+                continue
+            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+            found.append((m.start(), table[surface]))
+    seen: set[str] = set()
+    ordered = []
+    for _, node in sorted(found, key=lambda t: t[0]):
+        if node not in seen:
+            seen.add(node)
+            ordered.append(node)
+    return ordered

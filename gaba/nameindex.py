@@ -1,0 +1,108 @@
+"""The linking index of a graph: surface keys, name words and their weights, name embeddings.
+
+Built once per graph by :func:`name_index` (again when the number of nodes changes) and used by
+the tiers of :func:`gaba.link.link_entities`.
+
+Examples
+--------
+>>> import networkx as nx
+>>> G = nx.MultiDiGraph()
+>>> G.add_node("Margaret of Henneberg", aliases=["Margaret"])
+>>> idx = name_index(G)
+>>> idx.surfaces[("margaret",)], idx.words["Margaret of Henneberg"]
+([('Margaret of Henneberg', 'alias')], ['margaret', 'henneberg'])
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from . import embed
+from .entities import node_aliases, per_graph
+from .words import name_tokens, phrase_key
+
+__all__ = ["NameIndex", "name_index"]
+
+
+class NameIndex:
+    """Per-graph tables: surface keys (``phrase_key`` of names and aliases), name words with
+    their rarity weights, neighbours and relations (for the one-word rule), name embeddings."""
+
+    def __init__(self, G):
+        self.signature = G.number_of_nodes()
+        self.surfaces: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
+        self.max_len = 1
+        names = sorted((str(n) for n in G.nodes), key=str)
+        self.names = names
+        for node in names:
+            for alias in node_aliases(G, node):
+                if phrase_key(alias):
+                    self._add(phrase_key(alias), node, "alias")
+        for node in names:
+            if phrase_key(node):
+                self._add(phrase_key(node), node, "exact")
+        # fuzzy tables
+        self.words: dict[str, list[str]] = {}
+        df: dict[str, int] = defaultdict(int)
+        self.by_word: dict[str, set[str]] = defaultdict(set)
+        self.heads: dict[str, list[str]] = {}
+        for node in names:
+            words = name_tokens(node)
+            self.words[node] = words
+            if "," in node:   # "Thomas Stanley, 1st Earl of Derby" is also "Thomas Stanley"
+                head = name_tokens(node.split(",")[0])
+                if len(head) >= 2 and head != words:
+                    self.heads[node] = head
+            for w in set(words):
+                df[w] += 1
+                self.by_word[w].add(node)
+        n = max(len(names), 1)
+        self.weight = {w: math.log(1 + n / c) for w, c in df.items()}
+        self.vocab = sorted(self.by_word)
+        # neighbourhood and relations, for the one-word context rule
+        self.G = G
+        self._vectors = None
+
+    def _add(self, key, node, kind):
+        entry = (node, kind)
+        if entry not in self.surfaces[key]:
+            # a node's own name beats an alias; otherwise first come
+            if kind == "exact":
+                self.surfaces[key].insert(0, entry)
+            else:
+                self.surfaces[key].append(entry)
+        self.max_len = max(self.max_len, len(key))
+
+    def neighbours(self, node) -> set[str]:
+        G = self.G
+        out = set(G.successors(node)) if G.is_directed() else set(G.neighbors(node))
+        if G.is_directed():
+            out |= set(G.predecessors(node))
+        return {str(x) for x in out}
+
+    def relations(self, node) -> set[str]:
+        G = self.G
+        rels = set()
+        edges = list(G.out_edges(node, data=True)) + (list(G.in_edges(node, data=True)) if G.is_directed() else [])
+        for _, _, d in edges:
+            if d.get("relation") is not None:
+                rels.add(str(d["relation"]))
+        if G.is_multigraph():
+            for u, v, k in list(G.out_edges(node, keys=True)) + (list(G.in_edges(node, keys=True)) if G.is_directed() else []):
+                if isinstance(k, str):
+                    rels.add(k)
+        return rels
+
+    def vectors(self):
+        """Node-name embeddings (unit rows, in ``self.names`` order), computed once per graph."""
+        if self._vectors is None:
+            self._vectors = embed.embed_texts(self.names, kind="query")
+        return self._vectors
+
+
+def name_index(G) -> NameIndex:
+    """The :class:`NameIndex` of ``G``, built once per graph (again when its number of nodes changes)."""
+    idx = per_graph(G, "name index", lambda: NameIndex(G))
+    if idx.signature != G.number_of_nodes():       # O(1); counting edges is O(n)
+        idx = per_graph(G, "name index", lambda: NameIndex(G), refresh=True)
+    return idx

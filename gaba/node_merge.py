@@ -1,0 +1,121 @@
+"""Node merging: one node for each entity a graph spells several ways, the other spellings its aliases.
+
+Taught in chapter "Retrieval that stays sharp at scale" (:func:`merge_equivalent_nodes`).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import networkx as nx
+from rapidfuzz import fuzz
+
+from .entities import check_graph
+from .words import name_tokens
+
+__all__ = ["merge_equivalent_nodes"]
+
+
+def merge_equivalent_nodes(G, *, threshold: float = 0.9):
+    """Merge nodes that name the same entity in different ways; return ``(H, mapping)``.
+
+    Knowledge graphs built from many sources spell one entity several ways: "Charles Miller"
+    and "Charles Miller (director)", "George Nicholls, Jr." and "George Nicholls Jr.",
+    "Thomas Stanley" and "Thomas Stanley, 1st Earl of Derby". A traversal cannot cross from one
+    spelling to the other. Two nodes merge when their normalised words (:func:`name_tokens`)
+    are equal, or when one's words are the other's first words followed by a title after a
+    comma, or when RapidFuzz's token-sort ratio of the words reaches ``threshold``. The longest
+    name of a group becomes the node; the others become its ``aliases``.
+
+    Parameters
+    ----------
+    G : networkx MultiDiGraph
+    threshold : float, optional (default 0.9)
+        Lowest token-sort similarity (0-1) for a fuzzy merge of two names sharing their last word.
+
+    Returns
+    -------
+    H : networkx MultiDiGraph
+        A new graph (``G`` is not changed).
+    mapping : dict
+        Every merged name -> the name it was merged into.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_edge("Free Guy", "Shawn Levy", key="director", relation="director")
+    'director'
+    >>> G.add_edge("Shawn Levy (director)", "1968", key="born", relation="born")
+    'born'
+    >>> H, mapping = merge_equivalent_nodes(G)
+    >>> mapping
+    {'Shawn Levy': 'Shawn Levy (director)'}
+    """
+    check_graph(G)
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    names = sorted(str(n) for n in G.nodes)
+    words = {n: name_tokens(n) for n in names}
+    parent = {n: n for n in names}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    def head(n):   # the words before an appositive title ("Thomas Stanley, 1st Earl of Derby")
+        return name_tokens(n.split(",")[0]) if "," in n else None
+
+    by_last: dict[str, list[str]] = defaultdict(list)
+    for n in names:
+        if len(words[n]) >= 2 and not n.strip().isdigit():
+            by_last[words[n][-1]].append(n)
+            h = head(n)
+            if h and len(h) >= 2:
+                by_last[h[-1]].append(n)
+    for group in by_last.values():
+        group = sorted(set(group))
+        if len(group) > 50:
+            continue        # a very common last word: too many to compare safely
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                wa, wb = words[a], words[b]
+                ha, hb = head(a), head(b)
+                na = {w for w in wa if any(c.isdigit() for c in w)}
+                nb = {w for w in wb if any(c.isdigit() for c in w)}
+                if na and nb and na != nb:
+                    continue    # "16th Earl" and "17th Earl", "2nd" and "3rd Baronet": different people
+                same = (wa == wb or (ha and ha == wb) or (hb and hb == wa)
+                        or (len(wa) >= 2 and len(wb) >= 2 and wa[0] == wb[0]
+                            and fuzz.token_sort_ratio(" ".join(wa), " ".join(wb)) >= 100 * threshold))
+                if same:
+                    union(a, b)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for n in names:
+        groups[find(n)].append(n)
+    mapping = {}
+    for members in groups.values():
+        if len(members) > 1:
+            target = max(members, key=lambda m: (len(m), m))
+            for m in members:
+                if m != target:
+                    mapping[m] = target
+    merged_aliases: dict[str, list[str]] = defaultdict(list)
+    for n in names:
+        target = mapping.get(n, n)
+        raw = G.nodes[n].get("aliases") or []
+        for a in ([raw] if isinstance(raw, str) else raw) + ([n] if n != target else []):
+            if a not in merged_aliases[target]:
+                merged_aliases[target].append(a)
+    H = nx.relabel_nodes(G, lambda n: mapping.get(str(n), n), copy=True)
+    for node, aliases in merged_aliases.items():
+        if node in H and (aliases or "aliases" in H.nodes[node]):
+            H.nodes[node]["aliases"] = aliases
+    return H, dict(sorted(mapping.items()))
+

@@ -1,0 +1,110 @@
+"""Words of names and questions, compared across spellings: folding, tokens, name words, stems.
+
+Used by entity linking (:mod:`gaba.link`, :mod:`gaba.nameindex`), node merging
+(:mod:`gaba.node_merge`) and fact relevance (:mod:`gaba.relevance`). Generic English rules only:
+no word list of any corpus.
+
+Examples
+--------
+>>> name_tokens("Margaret Of Holland, Countess Of Henneberg")
+['margaret', 'holland', 'countess', 'henneberg']
+>>> word_stems("Who supplies the supplier?")
+['suppl', 'suppl']
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["fold", "token_spans", "phrase_key", "strip_diacritics", "name_tokens", "NAME_STOP",
+           "STOP_WORDS", "word_stems"]
+
+_HONORIFICS = frozenset("""mr mrs ms miss dr prof professor sir dame lady lord saint st rev
+reverend fr father hon honourable honorable jr sr junior senior""".split())
+#: Connector words inside names ("Margaret of Henneberg", "Ludwig van Beethoven").
+NAME_STOP = frozenset("""of the de la le von van der den di da del du des y and el al""".split())
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def fold(text: str) -> str:
+    """Unicode-normalised (NFKC), case-folded, typographic quotes and dashes made plain."""
+    text = unicodedata.normalize("NFKC", text)
+    return (text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
+            .replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", "-").casefold())
+
+
+def token_spans(text: str) -> list[tuple[str, int, int]]:
+    """(folded token, start, end) for words and single punctuation marks (offsets into ``text``)."""
+    return [(fold(m.group(0)), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def phrase_key(text: str) -> tuple[str, ...]:
+    """Exact-tier key: folded tokens, without punctuation at either end."""
+    toks = [t for t, _, _ in token_spans(text)]
+    while toks and not toks[0][0].isalnum():
+        toks.pop(0)
+    while toks and not toks[-1][-1].isalnum():
+        toks.pop()
+    return tuple(toks)
+
+
+def strip_diacritics(word: str) -> str:
+    """``"Gábor"`` -> ``"Gabor"``."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def name_tokens(name: str) -> list[str]:
+    """The content words of a name: folded, without diacritics, parenthetical qualifiers,
+    honorifics, connector words and punctuation (possessive ``'s`` dropped).
+
+    Examples
+    --------
+    >>> name_tokens("Sir Henry Vane-Tempest, 2nd Baronet")
+    ['henry', 'vane', 'tempest', '2nd', 'baronet']
+    >>> name_tokens("Charles Miller (director)")
+    ['charles', 'miller']
+    """
+    text = re.sub(r"\([^)]*\)", " ", name)
+    text = re.sub(r"['\u2019]s\b", "", text)
+    words = [strip_diacritics(w) for w in re.findall(r"\w+", fold(text))]
+    return [w for w in words if w not in NAME_STOP and w not in _HONORIFICS]
+
+
+#: Generic English function words and question words, skipped when words are compared.
+STOP_WORDS = frozenset("""a an the of to in on at for with by from and or but nor not no is are was
+were be been being am do does did done has have had having can could would should will shall may
+might must who whom whose which what when where why how that this these those there here it its
+he him his she her hers they them their theirs we us our you your i me my as than then so such
+very also too only just both either neither each every any all some other another same own more
+most less least much many few one about into onto over under between among through during before
+after above below up down out off again once if whether while because since until against per via
+name tell give list show find please s t""".split())
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and not word.endswith("ss"):
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+                if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                    word = word[:-1]            # "shipping" -> "ship"
+                break
+    return word[:5]
+
+
+def word_stems(text: str) -> list[str]:
+    """The content words of a text as light stems: folded, without :data:`STOP_WORDS`, an
+    ``-s``/``-es``/``-ed``/``-ing`` ending dropped, cut to five letters. Generic English only,
+    so words of any corpus compare ("supplier" ~ "supplies", "rivals" ~ "rivalry").
+
+    Examples
+    --------
+    >>> word_stems("Who is shipping batteries to the supplier?")
+    ['ship', 'batte', 'suppl']
+    >>> word_stems("glorbed zanthing rivals")
+    ['glorb', 'zanth', 'rival']
+    """
+    words = re.findall(r"[^\W_]+", strip_diacritics(fold(text)))
+    return [_stem(w) for w in words if w not in STOP_WORDS]
+
