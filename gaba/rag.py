@@ -17,7 +17,7 @@ linking, ranking and the answering prompt, so it sits above all of them.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import embed, link, prompts
@@ -44,11 +44,20 @@ def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
 
 # --------------------------------------------------------------------------- answering
 
-def _link(question: str, G, linking: str) -> list[str]:
+#: A linking step: ``(question, G) -> entity names`` (or matches with a ``.name``).
+Linker = Callable[[str, Any], Sequence[Any]]
+#: A ranking step: ``(question, facts, G, budget) -> the facts to keep``.
+Ranker = Callable[[str, list, Any, int], Sequence[tuple[str, str, str]]]
+
+
+def _link(question: str, G, linking: str | Linker) -> list[str]:
     if linking == "exact":
         return find_entities(question, G)
-    fn = link.link_entities
-    kwargs = {"method": linking} if "method" in inspect.signature(fn).parameters else {}
+    if callable(linking):
+        fn, kwargs = linking, {}
+    else:
+        fn = link.link_entities
+        kwargs = {"method": linking} if "method" in inspect.signature(fn).parameters else {}
     names = []
     for m in fn(question, G, **kwargs):
         name = getattr(m, "name", m)
@@ -72,8 +81,9 @@ MAX_QUESTION_CHARS = 2000
 
 
 def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
-                    rank: str = "combined", linking: str = "exact", grounding: bool = True,
-                    temperature: float = 0.0, seed: int = 0, max_tokens: int = 200) -> dict:
+                    rank: str | Ranker = "combined", linking: str | Linker = "exact",
+                    grounding: bool = True, temperature: float = 0.0, seed: int = 0,
+                    max_tokens: int = 200) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
     Keys: ``entities`` (linked), ``facts`` (sorted, after the budget), ``prompt`` (the user
@@ -95,8 +105,8 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     hops = _check_hops(hops)
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise ValueError(f"budget must be a positive integer or None, not {budget!r}")
-    if not isinstance(linking, str) or not linking:
-        raise ValueError(f"linking must be 'exact' or a gaba.link method name, not {linking!r}")
+    if not callable(linking) and (not isinstance(linking, str) or not linking):
+        raise ValueError(f"linking must be 'exact', a gaba.link method name or a function, not {linking!r}")
     out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
                            "reply": None, "model_answer": None, "grounding": None}
     entities = _link(question, G, linking)
@@ -106,8 +116,11 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
         return out
     facts = gather_facts(G, entities, hops)
     if budget is not None and len(facts) > budget:
-        facts = set(_rank.rank_facts(question, sorted(facts), G, budget=budget, method=rank,
-                                     entities=entities))
+        if callable(rank):
+            facts = set(rank(question, sorted(facts), G, budget)) & facts
+        else:
+            facts = set(_rank.rank_facts(question, sorted(facts), G, budget=budget, method=rank,
+                                         entities=entities))
     out["facts"] = sorted(facts)
     if not facts:
         out["answer"] = f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}."
@@ -132,8 +145,8 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
 
 
 def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
-              rank: str = "combined", linking: str = "exact", grounding: bool = True,
-              temperature: float = 0.0, seed: int = 0, max_tokens: int = 200
+              rank: str | Ranker = "combined", linking: str | Linker = "exact",
+              grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200
               ) -> tuple[str, list[tuple[str, str, str]]]:
     """Answer a question from the facts around its entities, with one model call and a check.
 
@@ -156,10 +169,12 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_B
     budget : int or None
         Keep at most this many facts, ranked by relevance to the question (default
         :data:`DEFAULT_BUDGET`); None keeps every gathered fact.
-    rank : str
-        Ranking method passed to ``rank_facts`` when the budget applies.
-    linking : str
-        ``"exact"`` (name and alias matching) or a method of :func:`gaba.link.link_entities`.
+    rank : str or callable
+        Ranking method passed to ``rank_facts`` when the budget applies, or your own ranker
+        ``rank(question, facts, G, budget) -> facts to keep`` (only facts that were gathered are kept).
+    linking : str or callable
+        ``"exact"`` (name and alias matching), a method of :func:`gaba.link.link_entities`, or your
+        own linker ``linking(question, G) -> names`` (names not in the graph are dropped).
     grounding : bool
         Apply the grounding rule (default). With False the model's answer is returned as is.
     temperature, seed, max_tokens

@@ -426,6 +426,27 @@ def test_hooks_for_linking_and_ranking(G, scripted, monkeypatch):
                      "entities": ["Aurora Cell Works"]}]
 
 
+def test_graph_rag_composes_a_linker_and_a_ranker_passed_in(G, scripted):
+    """Steps passed as functions replace the built-in ones; what they return is still checked."""
+    calls = []
+
+    def my_linker(question, G):
+        calls.append("link")
+        return ["Aurora Cell Works", "Not A Node"]          # a name outside the graph is dropped
+
+    def my_ranker(question, facts, G, budget):
+        calls.append(("rank", len(facts), budget))
+        return facts[-budget:] + [("Made", "UP", "Fact")]     # a fact never gathered is dropped
+
+    scripted.replies.append("Facts used: none\nAnswer: ok")
+    t = rag.graph_rag_trace("Who rivals the battery maker?", G, hops=2, budget=2, rank=my_ranker,
+                            linking=my_linker, grounding=False)
+    gathered = sorted(gg.gather_facts(G, ["Aurora Cell Works"], 2))
+    assert t["entities"] == ["Aurora Cell Works"]
+    assert calls == ["link", ("rank", len(gathered), 2)]
+    assert t["facts"] == gathered[-2:]
+
+
 def test_module_imports_without_extract():
     # the build wrapper is lazy: importing gaba.graph never imports the extraction pipeline
     import subprocess
