@@ -124,3 +124,26 @@ def test_reference_line_is_in_the_chapter_body(path):
                 found += 1
                 assert not inside, f"{path.name}: the Reference line sits inside a solution block"
     assert found <= 1, f"{path.name}: {found} Reference lines"
+
+
+_LITERALINCLUDE = re.compile(r"```\{literalinclude\}\s+(\S+)\n(?:\s*:[\w-]+:.*\n)*?\s*:pyobject:\s*(\S+)")
+
+
+def test_the_code_a_chapter_shows_exists():
+    """Every ``literalinclude`` of a chapter names a file of the repository and, with ``:pyobject:``,
+    a function or class defined in it, so the code shown is the code the chapter runs."""
+    import ast
+
+    shown = 0
+    for path in CHAPTERS:
+        for cell in _cells(path):
+            if cell["cell_type"] != "markdown":
+                continue
+            for target, obj in _LITERALINCLUDE.findall(_src(cell)):
+                source = (path.parent / target).resolve()
+                assert source.is_file() and ROOT in source.parents, f"{path.name}: {target} is not a file"
+                defined = {n.name for n in ast.walk(ast.parse(source.read_text()))
+                           if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+                assert obj in defined, f"{path.name}: {obj} is not defined in {target}"
+                shown += 1
+    assert shown >= 4, "the chapters show the functions they teach"
