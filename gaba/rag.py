@@ -121,11 +121,11 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
         else:
             facts = set(_rank.rank_facts(question, sorted(facts), G, budget=budget, method=rank,
                                          entities=entities))
-    out["facts"] = sorted(facts)
+    facts_sorted = sorted(facts)
+    out["facts"] = facts_sorted
     if not facts:
         out["answer"] = f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}."
         return out
-    facts_sorted = sorted(facts)
     system, user = answer_prompt(question, facts_sorted, fact_evidence(G, facts_sorted))
     out["prompt"] = user
     resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
