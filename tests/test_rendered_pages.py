@@ -141,6 +141,17 @@ def test_the_book_has_its_chapters():
     assert not missing, f"pages in _toc.yml that were not built: {missing}"
 
 
+def test_the_root_serves_an_icon():
+    """The root index.html is a bare redirect with no icon link: a browser opening it asks the
+    server for /favicon.ico, so the book ships one there (a 404 in the console otherwise)."""
+    from PIL import Image
+
+    icon = BOOK_HTML / "favicon.ico"
+    assert icon.is_file(), "no favicon.ico at the root of the built book (html_extra_path in _config.yml)"
+    with Image.open(icon) as im:
+        assert im.format == "ICO", f"favicon.ico is {im.format}, not an ICO"
+
+
 def _without_answer_template(text: str) -> str:
     """The page text with every printed copy of the answering format removed (a chapter may show
     its prompt; a *reply* that copied the template's slot is what the slot check is for)."""
