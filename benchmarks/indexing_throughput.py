@@ -8,9 +8,10 @@ Two parts, one table (and one CSV, ``indexing_throughput.csv``):
     today's sequential build (1 slot, no prompt-prefix reuse), then the settings of
     ``--local-modes``. Reported: documents/minute, prompt and generation tokens/s, extraction F1
     against the gold triples (entity pairs, names reconciled, as in the chapter), the speed-up
-    over sequential, and how many documents got the same first-time answer as the sequential
-    run (parallel slots and a reused prefix may change the logits slightly). The model's
-    loading time is left out.
+    over sequential, and how many documents got the same facts as the sequential run (parallel
+    slots and a reused prefix may change the logits slightly; the ``rows`` format,
+    ``GABA_EXTRACT_FORMAT=rows``, is another prompt, so its facts are compared, not its text).
+    The model's loading time is left out.
 ``fake``
     The fake OpenAI-compatible endpoint of the tests (``tests/fake_openai.py``: 0.3 s per answer)
     with 1, 4 and 16 calls in flight, and 16 with 10% of requests refused (HTTP 429,
@@ -21,9 +22,10 @@ Usage::
 
     python benchmarks/indexing_throughput.py --parts fake              # seconds, no model
     python benchmarks/indexing_throughput.py --publish                 # both parts (local: minutes)
-    python benchmarks/indexing_throughput.py --parts local --local-modes 1:0,1:1,2:1,4:1 --publish
+    python benchmarks/indexing_throughput.py --parts local --local-modes 1:1,4:1,1:1:rows --publish
 
-``--local-modes`` lists ``SLOTS:PREFIX_REUSE`` settings (calls in flight = slots). ``--publish``
+``--local-modes`` lists ``SLOTS:PREFIX_REUSE[:rows]`` settings (calls in flight = slots; ``rows``:
+``GABA_EXTRACT_FORMAT=rows``). ``--publish``
 writes ``assets/data/bench/indexing_throughput.csv``, keeping the rows of a part not run.
 """
 from __future__ import annotations
@@ -43,25 +45,27 @@ from _common import ROOT, print_table, write_csv
 
 NAME = "indexing_throughput"
 PUBLISHED = ROOT / "assets" / "data" / "bench" / f"{NAME}.csv"
-COLUMNS = ["part", "setting", "documents", "in_flight", "slots", "prefix_reuse", "seconds",
-           "docs_per_min", "speedup", "prompt_tok_s", "gen_tok_s", "f1_pairs", "same_as_sequential",
-           "requests", "rate_limited", "max_in_flight", "extracted_once", "failed", "load_avg", "cpus"]
+COLUMNS = ["part", "setting", "documents", "in_flight", "slots", "prefix_reuse", "format", "seconds",
+           "docs_per_min", "speedup", "prompt_tok_s", "gen_tok_s", "prompt_tokens", "completion_tokens",
+           "f1_pairs", "same_as_sequential", "requests", "rate_limited", "max_in_flight", "extracted_once", "failed", "load_avg", "cpus"]
 
 
-def _modes(text: str) -> list[tuple[int, bool]]:
-    """``"1:0,4:1"`` -> ``[(1, False), (4, True)]`` (slots, prompt-prefix reuse)."""
+def _modes(text: str) -> list[tuple[int, bool, str]]:
+    """``"1:0,4:1:rows"`` -> ``[(1, False, "objects"), (4, True, "rows")]`` (slots, prompt-prefix
+    reuse, extraction format)."""
     out = []
     for part in text.split(","):
-        slots, _, reuse = part.strip().partition(":")
-        if not slots.isdigit() or int(slots) < 1 or reuse not in {"", "0", "1"}:
-            raise argparse.ArgumentTypeError(f"{part!r} is not SLOTS:REUSE (e.g. 4:1)")
-        out.append((int(slots), reuse == "1"))
+        slots, _, rest = part.strip().partition(":")
+        reuse, _, fmt = rest.partition(":")
+        if not slots.isdigit() or int(slots) < 1 or reuse not in {"", "0", "1"} or fmt not in {"", "rows"}:
+            raise argparse.ArgumentTypeError(f"{part!r} is not SLOTS:REUSE[:rows] (e.g. 4:1 or 1:1:rows)")
+        out.append((int(slots), reuse == "1", fmt or "objects"))
     return out
 
 
 # --- local model: one child process per setting ----------------------------------------------
 
-def local_child(slots: int, reuse: bool) -> dict:
+def local_child(slots: int, reuse: bool, fmt: str = "objects") -> dict:
     """Run in the child process: start the server, extract the news corpus once, time it."""
     from gaba import llm, localmodel
     from gaba.data.news import load_documents
@@ -86,13 +90,11 @@ def local_child(slots: int, reuse: bool) -> dict:
             "misses": st.misses, "f1": f1, "failed": len(ex.failed), "raw": ex.raw}
 
 
-def run_local(modes: list[tuple[int, bool]]) -> list[dict]:
-    if (1, False) in modes:
-        modes = [(1, False)] + [m for m in modes if m != (1, False)]
-    else:
-        modes = [(1, False)] + modes               # today's build is the reference
+def run_local(modes: list[tuple[int, bool, str]]) -> list[dict]:
+    today = (1, False, "objects")                  # today's build is the reference, run first
+    modes = [today] + [m for m in modes if m != today]
     rows, reference = [], None
-    for slots, reuse in modes:
+    for slots, reuse, fmt in modes:
         with tempfile.TemporaryDirectory(prefix="gaba-index-bench-") as tmp:
             env = {k: v for k, v in os.environ.items()
                    if not k.startswith(("GABA_", "OPENAI_", "OPENROUTER_"))}
@@ -101,13 +103,16 @@ def run_local(modes: list[tuple[int, bool]]) -> list[dict]:
                        GABA_KG_CACHE=str(Path(tmp) / "kg-cache"),
                        GABA_EMBED_CACHE=str(Path(tmp) / "embed-cache"),
                        GABA_LOCAL_PARALLEL=str(slots), GABA_LOCAL_CACHE_PROMPT="1" if reuse else "0",
+                       GABA_EXTRACT_FORMAT=fmt,
                        PYTHONPATH=str(ROOT))
             for var in ("GABA_MODEL_DIR", "GABA_LOCAL_MODEL"):     # where the model is, if set
                 if var in os.environ:
                     env[var] = os.environ[var]
-            setting = f"{slots} slot{'s' if slots > 1 else ''}, prefix reuse {'on' if reuse else 'off'}"
+            setting = (f"{slots} slot{'s' if slots > 1 else ''}, prefix reuse {'on' if reuse else 'off'}"
+                       + (", rows" if fmt == "rows" else ""))
             print(f"local: {setting} ...", flush=True)
-            proc = subprocess.run([sys.executable, __file__, "--child", f"{slots}:{int(reuse)}"],
+            child = f"{slots}:{int(reuse)}" + (":rows" if fmt == "rows" else "")
+            proc = subprocess.run([sys.executable, __file__, "--child", child],
                                   env=env, capture_output=True, text=True)
             if proc.returncode != 0:
                 raise SystemExit(f"error: the local run '{setting}' failed: "
@@ -118,10 +123,11 @@ def run_local(modes: list[tuple[int, bool]]) -> list[dict]:
         same = sum(res["raw"].get(k) == v for k, v in reference["raw"].items())
         s = res["seconds"]
         rows.append({"part": "local", "setting": setting, "documents": res["documents"],
-                     "in_flight": slots, "slots": slots, "prefix_reuse": reuse, "seconds": s,
+                     "in_flight": slots, "slots": slots, "prefix_reuse": reuse, "format": fmt, "seconds": s,
                      "docs_per_min": 60 * res["documents"] / s,
                      "speedup": reference["seconds"] / s,
                      "prompt_tok_s": res["prompt_tokens"] / s, "gen_tok_s": res["completion_tokens"] / s,
+                     "prompt_tokens": res["prompt_tokens"], "completion_tokens": res["completion_tokens"],
                      "f1_pairs": res["f1"], "same_as_sequential": same, "requests": res["misses"],
                      "failed": res["failed"]})
     return rows
@@ -174,9 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     p = _common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--parts", default="local,fake",
                    help="which parts to run: local, fake or both (default local,fake)")
-    p.add_argument("--local-modes", type=_modes, default=_modes("1:0,1:1,4:1"),
-                   help="SLOTS:PREFIX_REUSE settings of the local model besides sequential "
-                        "(default 1:1,4:1; 1:0 is always run first)")
+    p.add_argument("--local-modes", type=_modes, default=_modes("1:1,4:1,1:1:rows"),
+                   help="SLOTS:PREFIX_REUSE[:rows] settings of the local model besides sequential "
+                        "(default 1:1,4:1,1:1:rows; 1:0 is always run first)")
     p.add_argument("--fake-docs", type=int, default=200,
                    help="documents per fake-endpoint run (sequential: at most 40; default 200)")
     p.add_argument("--fake-latency", type=float, default=0.3,
@@ -186,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
-        slots, reuse = _modes(args.child)[0]
-        print(json.dumps(local_child(slots, reuse)))
+        slots, reuse, fmt = _modes(args.child)[0]
+        print(json.dumps(local_child(slots, reuse, fmt)))
         return 0
     parts = [x.strip() for x in args.parts.split(",") if x.strip()]
     if not parts or set(parts) - {"local", "fake"}:

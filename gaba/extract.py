@@ -23,7 +23,7 @@ from .kgcache import (CACHE_FORMAT, kg_cache_dir, read_entry, recorded_seconds, 
                       write_entry)
 from .names import candidate_names
 from .passages import as_document, check_document, split_document
-from .request import extraction_request, prompt_version
+from .request import extraction_request, facts_from_rows, prompt_version
 from .validate import Rejection, validate_triples
 
 
@@ -78,11 +78,15 @@ def extraction_summary(documents: int, cache: dict[str, int], failed: int, secon
 def _call_extractor(doc: dict, schema: Any = None):
     request = extraction_request(doc["text"], schema)
     mode = " (open)" if schema is None else ""
+    rows = schema is None and "prefixItems" in request["schema"]["properties"]["facts"]["items"]
     try:
-        return llm.call_llm(request.pop("prompt"), **request, schema_name="facts", temperature=0.0,
+        resp = llm.call_llm(request.pop("prompt"), **request, schema_name="facts", temperature=0.0,
                             seed=0, purpose=f"extract triples{mode} from document {doc['id']}")
     except LLMOutputError as exc:
         raise LLMOutputError(f"document {doc['id']!r}: no usable extraction ({exc})") from exc
+    if rows:                               # GABA_EXTRACT_FORMAT=rows: the same facts as objects
+        resp = dataclasses.replace(resp, data={**resp.data, "facts": facts_from_rows(resp.data["facts"])})
+    return resp
 
 
 def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | None = None) -> list[Triple]:

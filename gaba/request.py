@@ -25,10 +25,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from . import config
 from .names import candidate_names
 from .passages import numbered_sentences
 from .prompts import (ENTITY_TYPES, EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXTRACTION_SYSTEM,
-                      NEWS_SCHEMA, OPEN_EXTRACTION_PROMPT, OPEN_EXTRACTION_SYSTEM)
+                      NEWS_SCHEMA, OPEN_EXTRACTION_PROMPT, OPEN_EXTRACTION_SYSTEM, OPEN_ROWS_PROMPT)
 
 
 #: The relation vocabulary of the news domain schema (:data:`gaba.prompts.NEWS_SCHEMA`), used
@@ -41,6 +42,9 @@ FALLBACK_RELATION = "RELATED_TO"
 OPEN_MAX_FACTS = 8
 #: Cap on the open extraction answer.
 OPEN_MAX_TOKENS = 400
+
+#: The fields of an open extraction fact, in the order a row (``GABA_EXTRACT_FORMAT=rows``) gives them.
+ROW_FIELDS = ("sentence", "subject", "predicate", "object", "subject_type", "object_type")
 
 #: Cap on the extraction answer (a looping small model stops here).
 EXTRACTION_MAX_TOKENS = 400
@@ -92,39 +96,59 @@ def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
     }
 
 
-def open_extraction_schema(names: Sequence[str] | None = None) -> dict:
+def _rows() -> bool:
+    return config.get_settings().extract_format == "rows"
+
+
+def open_extraction_schema(names: Sequence[str] | None = None, *, rows: bool = False) -> dict:
     """The JSON schema of an open extraction answer: facts with a free ``predicate``.
 
     Taught in chapter "From text to a knowledge graph". ``subject`` and ``object`` must be one
     of ``names`` (the document's candidate names, :func:`~gaba.names.candidate_names`), so the model
     cannot link a name to "battery packs"; the evidence is a sentence number (the code stores
-    the document's own sentence), which keeps the answer short.
+    the document's own sentence), which keeps the answer short. With ``rows=True`` a fact is an
+    array of the :data:`ROW_FIELDS` in order (``prefixItems``) instead of an object.
 
     Examples
     --------
     >>> s = open_extraction_schema(["Acme", "Ann Lee"])
     >>> s["properties"]["facts"]["items"]["properties"]["subject"]
     {'type': 'string', 'enum': ['Acme', 'Ann Lee']}
+    >>> open_extraction_schema(["Acme", "Ann Lee"], rows=True)["properties"]["facts"]["items"]["prefixItems"][1]
+    {'type': 'string', 'enum': ['Acme', 'Ann Lee']}
     """
     types = {"type": "string", "enum": list(ENTITY_TYPES)}
     name = {"type": "string", "enum": list(names)} if names else {"type": "string"}
+    fields = {"sentence": {"type": "integer", "minimum": 1}, "subject": name,
+              "predicate": {"type": "string"}, "object": name, "subject_type": types, "object_type": types}
+    if rows:
+        item = {"type": "array", "prefixItems": [fields[f] for f in ROW_FIELDS]}
+    else:
+        item = {"type": "object", "properties": fields, "required": list(ROW_FIELDS),
+                "additionalProperties": False}
     return {
         "type": "object",
-        "properties": {"facts": {"type": "array", "maxItems": OPEN_MAX_FACTS, "items": {
-            "type": "object",
-            "properties": {
-                "sentence": {"type": "integer", "minimum": 1},
-                "subject": name,
-                "predicate": {"type": "string"},
-                "object": name,
-                "subject_type": types,
-                "object_type": types,
-            },
-            "required": ["sentence", "subject", "predicate", "object", "subject_type", "object_type"],
-            "additionalProperties": False}}},
+        "properties": {"facts": {"type": "array", "maxItems": OPEN_MAX_FACTS, "items": item}},
         "required": ["facts"],
         "additionalProperties": False,
     }
+
+
+def facts_from_rows(facts: Any) -> Any:
+    """Open extraction facts written as rows, as the objects the rest of the pipeline reads.
+
+    A row that is not a list of :data:`ROW_FIELDS` is kept as ``{"row": row}``, which
+    :func:`gaba.validate.validate_triples` refuses with a reason (nothing is guessed).
+
+    Examples
+    --------
+    >>> facts_from_rows([[1, "Ann Lee", "founded", "Acme", "person", "org"], [2, "Oslo"]])
+    [{'sentence': 1, 'subject': 'Ann Lee', 'predicate': 'founded', 'object': 'Acme', 'subject_type': 'person', 'object_type': 'org'}, {'row': [2, 'Oslo']}]
+    """
+    if not isinstance(facts, list):
+        return facts
+    return [dict(zip(ROW_FIELDS, r)) if isinstance(r, list) and len(r) == len(ROW_FIELDS) else {"row": r}
+            for r in facts]
 
 
 def extraction_prompt(text: str, schema: Any = None) -> str:
@@ -141,8 +165,8 @@ def extraction_prompt(text: str, schema: Any = None) -> str:
     True
     """
     if schema is None:
-        return OPEN_EXTRACTION_PROMPT.format(names="; ".join(candidate_names(text)),
-                                             sentences=numbered_sentences(text))
+        prompt = OPEN_ROWS_PROMPT if _rows() else OPEN_EXTRACTION_PROMPT
+        return prompt.format(names="; ".join(candidate_names(text)), sentences=numbered_sentences(text))
     relations = "\n".join(f"- {name}: {meaning}" for name, meaning in schema_relations(schema).items())
     return EXTRACTION_PROMPT.format(relations=relations, text=text.strip())
 
@@ -153,8 +177,10 @@ def prompt_version(schema: Any = None) -> str:
     Part of every triples-cache key: changing the prompt makes every document a cache miss.
     """
     if schema is None:
-        blob = json.dumps({"system": OPEN_EXTRACTION_SYSTEM, "prompt": OPEN_EXTRACTION_PROMPT,
-                           "schema": open_extraction_schema(), "max_tokens": OPEN_MAX_TOKENS},
+        rows = _rows()
+        blob = json.dumps({"system": OPEN_EXTRACTION_SYSTEM,
+                           "prompt": OPEN_ROWS_PROMPT if rows else OPEN_EXTRACTION_PROMPT,
+                           "schema": open_extraction_schema(rows=rows), "max_tokens": OPEN_MAX_TOKENS},
                           sort_keys=True)
     else:
         rels = schema_relations(schema)
@@ -172,7 +198,8 @@ def extraction_request(text: str, schema: Any = None) -> dict:
     """
     if schema is None:
         return {"prompt": extraction_prompt(text), "system": OPEN_EXTRACTION_SYSTEM,
-                "schema": open_extraction_schema(candidate_names(text)), "max_tokens": OPEN_MAX_TOKENS}
+                "schema": open_extraction_schema(candidate_names(text), rows=_rows()),
+                "max_tokens": OPEN_MAX_TOKENS}
     rels = schema_relations(schema)
     return {"prompt": extraction_prompt(text, rels), "system": EXTRACTION_SYSTEM,
             "schema": extraction_schema(rels), "max_tokens": EXTRACTION_MAX_TOKENS}
