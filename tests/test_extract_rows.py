@@ -37,22 +37,29 @@ def _rows(rows):
 
 
 @pytest.fixture
-def rows_mode(monkeypatch, tmp_cache):
-    monkeypatch.setenv("GABA_EXTRACT_FORMAT", "rows")
-    config.reload()
-    yield
-    monkeypatch.delenv("GABA_EXTRACT_FORMAT")
-    config.reload()
-
-
-def test_the_setting_is_checked(monkeypatch):
-    monkeypatch.setenv("GABA_EXTRACT_FORMAT", "tuples")
-    with pytest.raises(ConfigError, match="GABA_EXTRACT_FORMAT='tuples' must be one of objects, rows"):
+def use_format(monkeypatch, tmp_cache):
+    """Set GABA_EXTRACT_FORMAT for the test; afterwards the settings are re-read without it (the
+    settings are cached, so restoring the environment alone would leave "rows" in force)."""
+    def use(value: str) -> None:
+        monkeypatch.setenv("GABA_EXTRACT_FORMAT", value)
         config.reload()
-    monkeypatch.setenv("GABA_EXTRACT_FORMAT", " Rows ")
-    assert config.reload().extract_format == "rows"
-    monkeypatch.delenv("GABA_EXTRACT_FORMAT")
-    assert config.reload().extract_format == "objects"
+    yield use
+    monkeypatch.delenv("GABA_EXTRACT_FORMAT", raising=False)
+    config.reload()
+
+
+@pytest.fixture
+def rows_mode(use_format):
+    use_format("rows")
+
+
+def test_the_setting_is_checked(use_format):
+    with pytest.raises(ConfigError, match="GABA_EXTRACT_FORMAT='tuples' must be one of objects, rows"):
+        use_format("tuples")
+    use_format(" Rows ")
+    assert config.get_settings().extract_format == "rows"
+    use_format("")
+    assert config.get_settings().extract_format == "objects"
 
 
 def test_rows_request_shares_its_instructions_across_documents(rows_mode):
@@ -67,18 +74,16 @@ def test_rows_request_shares_its_instructions_across_documents(rows_mode):
     assert "[1] Quillon Vey joined Tamsic Forge in 2019." in a["prompt"]
 
 
-def test_rows_and_objects_have_their_own_cache_keys(monkeypatch, tmp_cache):
+def test_rows_and_objects_have_their_own_cache_keys(use_format):
     objects_version, objects_key = prompt_version(), triples_cache_key(DOC["text"])
-    monkeypatch.setenv("GABA_EXTRACT_FORMAT", "rows")
-    config.reload()
+    use_format("rows")
     assert prompt_version() != objects_version and triples_cache_key(DOC["text"]) != objects_key
 
 
-def test_the_same_facts_give_the_same_graph(scripted, monkeypatch, tmp_path):
+def test_the_same_facts_give_the_same_graph(scripted, use_format, tmp_path):
     scripted.replies.extend([_objects(FACTS), _objects(FACTS2)])
     G = build_knowledge_graph([DOC, DOC2], cache_dir=tmp_path / "a", progress=False)
-    monkeypatch.setenv("GABA_EXTRACT_FORMAT", "rows")
-    config.reload()
+    use_format("rows")
     scripted.replies.extend([_rows(FACTS), _rows(FACTS2)])
     H = build_knowledge_graph([DOC, DOC2], cache_dir=tmp_path / "b", progress=False)
     assert len(scripted.requests) == 4 and "prefixItems" in json.dumps(scripted.requests[-1]["schema"])
