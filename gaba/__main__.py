@@ -31,7 +31,7 @@ from .data.news import load_documents
 from .errors import GabaError
 from .extract import extraction_summary
 from .graph import build_knowledge_graph, load_graph, save_graph
-from .rag import DEFAULT_BUDGET, graph_rag_trace
+from .rag import DEFAULT_BUDGET, FACT_ORDERS, graph_rag_trace
 
 
 def _notebooks() -> list[Path]:
@@ -148,6 +148,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="at most this many facts in the prompt (default: gaba.rag.DEFAULT_BUDGET)")
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
+    a.add_argument("--fact-order", choices=FACT_ORDERS, default=FACT_ORDERS[0],
+                   help="how the prompt lists the facts: sorted (default) or hops (nearest the "
+                        "question's entities first)")
     c = sub.add_parser("cache", parents=[common]); c.add_argument("action", choices=["verify"])
     c.add_argument("--dir", default=None, help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
     sub.add_parser("check-notebooks", parents=[common])
@@ -178,7 +181,7 @@ def _run(args) -> int:
         G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
         t = graph_rag_trace(args.question, G, hops=args.hops,
                             budget=args.budget if args.budget is not None else DEFAULT_BUDGET,
-                            grounding=not args.no_grounding)
+                            grounding=not args.no_grounding, fact_order=args.fact_order)
         if args.trace:
             print("entities:", ", ".join(t["entities"]) or "none")
             print(t["prompt"] or "(no model call)")

@@ -46,13 +46,15 @@ def _quote(text: str) -> str:
     return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
 
 
-def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] = ()) -> tuple[str, str]:
+def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] = (), *,
+                  keep_order: bool = False) -> tuple[str, str]:
     """The (system, user) messages of the Graph RAG answering call.
 
     Facts are rendered as sentences and sorted, and the evidence sentences of the gathered edges
     follow as quoted source text, so the prompt is byte-identical across runs (and cacheable)
-    and a mislabelled edge does not hide what its sentence says. Templates:
-    :data:`gaba.prompts.GRAPH_ANSWER_PROMPT` and :data:`gaba.prompts.ANSWER_SYSTEM`.
+    and a mislabelled edge does not hide what its sentence says. With ``keep_order=True`` facts
+    and evidence keep the order given (duplicates dropped), e.g. hop order from the question.
+    Templates: :data:`gaba.prompts.GRAPH_ANSWER_PROMPT` and :data:`gaba.prompts.ANSWER_SYSTEM`.
 
     Examples
     --------
@@ -60,8 +62,11 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     >>> "A supplies B." in user
     True
     """
-    lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in sorted(set(facts)))
-    sources = "\n".join(f'- "{_quote(e)}"' for e in sorted(set(evidence)))
+    def arrange(items):
+        return list(dict.fromkeys(items)) if keep_order else sorted(set(items))
+
+    lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in arrange(facts))
+    sources = "\n".join(f'- "{_quote(e)}"' for e in arrange(evidence))
     user = prompts.GRAPH_ANSWER_PROMPT.format(facts=lines or "- (none)", sources=sources or "- (none)",
                                               question=_quote(question.strip()), abstain=ABSTAIN)
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user

@@ -94,13 +94,15 @@ def _split_output(out: Any) -> tuple[str, Any]:
 
 
 def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=None,
-                grounding: bool = True, budget: int | None | str = "default") -> dict[str, Callable]:
+                grounding: bool = True, budget: int | None | str = "default",
+                fact_order: str = "sorted") -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.
 
     ``"flat RAG (top-k)"`` is :func:`gaba.rag.flat_rag` over ``documents`` (default the news
     corpus); ``"graph RAG (h hops)"`` is :func:`gaba.rag.graph_rag` over ``G`` with the grounding
     rule (``grounding=False``: ``"graph RAG (h hops, no grounding)"``) and fact ``budget``
-    (``"default"``: :data:`gaba.rag.DEFAULT_BUDGET`). ``k=None`` or ``hops=None`` leaves one out.
+    (``"default"``: :data:`gaba.rag.DEFAULT_BUDGET`); ``fact_order="hops"`` adds ``", hop order"``
+    to its name. ``k=None`` or ``hops=None`` leaves one out.
 
     >>> list(rag_systems(k=2, hops=None))
     ['flat RAG (top-2)']
@@ -112,10 +114,11 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=No
     if hops is not None:
         if G is None:
             raise ValueError("rag_systems needs the knowledge graph G for the graph RAG system")
-        name = f"graph RAG ({hops} hops)" if grounding else f"graph RAG ({hops} hops, no grounding)"
+        extra = ("" if grounding else ", no grounding") + (", hop order" if fact_order == "hops" else "")
         b = rag.DEFAULT_BUDGET if budget == "default" else budget
-        systems[name] = lambda q, seed, temperature: rag.graph_rag(
-            q, G, hops=hops, budget=b, grounding=grounding, temperature=temperature, seed=seed)
+        systems[f"graph RAG ({hops} hops{extra})"] = lambda q, seed, temperature: rag.graph_rag(
+            q, G, hops=hops, budget=b, grounding=grounding, temperature=temperature, seed=seed,
+            fact_order=fact_order)
     return systems
 
 

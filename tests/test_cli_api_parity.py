@@ -74,3 +74,17 @@ def test_cli_ask_budget_and_trace(scripted, tmp_path, capsys):
     assert main(["ask", "What does Vell Oranu glimmer?", "--graph", str(out), "--budget", "0"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error:") and "Traceback" not in err
+
+
+def test_cli_ask_fact_order_matches_the_api(scripted, tmp_path, capsys):
+    folder = _folder(tmp_path)
+    question = "Where was the guild that Vell Oranu glimmers zanthed into?"
+    scripted.replies.extend(_replies())
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    G = load_graph(out)
+    api_answer, _ = graph_rag(question, G, hops=2, fact_order="hops")   # the third reply
+    misses = llm.stats().misses
+    assert main(["ask", question, "--graph", str(out), "--fact-order", "hops"]) == 0
+    assert llm.stats().misses == misses                               # the same request, replayed
+    assert capsys.readouterr().out.strip().splitlines()[-1] == api_answer == "Port Ibrel"

@@ -161,3 +161,35 @@ def test_graph_rag_with_the_default_budget_keeps_the_chain(invented, scripted, f
         raise
     assert len(facts) == rag.DEFAULT_BUDGET and set(CHAIN) <= set(facts)
     assert answer == END
+
+
+def test_hop_order_lists_the_chain_from_its_start(invented, scripted):
+    # fact_order="hops": facts nearest the question's entity first, evidence in the same order;
+    # the facts handed over, the grounding and the answer are the same as in sorted order
+    scripted.replies.extend([_reply(*CHAIN, answer=END)] * 2)
+    H = invented.copy()
+    _add(H, "Aaron Quill", "zanthed_into", END, "Aaron Quill was zanthed into Tesh Varnow.")  # hop 3, sorts first
+    t_sorted = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None)
+    t_hops = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="hops")
+    assert t_hops["facts"] == t_sorted["facts"] and t_hops["answer"] == t_sorted["answer"] == END
+    sorted_user, hops_user = (r["messages"][-1]["content"] for r in scripted.requests)
+    first, second, third = (gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)])
+    assert sorted_user.index(third) < sorted_user.index(first)              # alphabetical: A first
+    assert hops_user.index(first) < hops_user.index(second) < hops_user.index(third)
+    facts_part = hops_user.split("</facts>")[0]
+    assert sorted(facts_part.splitlines()) == sorted(sorted_user.split("</facts>")[0].splitlines())
+    sources = hops_user.split("<sources>")[1]
+    assert sources.index("it polishes the bells") < sources.index("cools its furnaces")
+
+
+def test_fact_order_is_checked(invented):
+    with pytest.raises(ValueError, match="fact_order must be one of sorted, hops"):
+        rag.graph_rag(QUESTION, invented, fact_order="random")
+
+
+def test_rag_systems_name_the_hop_order(invented):
+    from gaba import evaluate as ev
+
+    names = list(ev.rag_systems(invented, k=None, hops=3, grounding=False, fact_order="hops"))
+    assert names == ["graph RAG (3 hops, no grounding, hop order)"]
+    assert list(ev.rag_systems(invented, k=None, hops=3)) == ["graph RAG (3 hops)"]
