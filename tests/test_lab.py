@@ -165,11 +165,20 @@ def test_jupyterlab_draws_the_explorer_from_a_saved_notebook(tmp_path):
             b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--headless"])
             try:
                 pg = b.new_page()
-                pg.goto(f"{base}/lab/tree/saved.ipynb")
-                for _ in range(300):
-                    if pg.locator(".hop-explorer li.fact").count() or pg.get_by_text("Error displaying widget").count():
+                # JupyterLab starts a kernel for the notebook as it opens it; on a loaded machine its
+                # widget manager can render the output before it has read the saved state ("Error
+                # displaying widget"), and a reload draws it. One reload is allowed, not more.
+                for attempt in range(2):
+                    if attempt:
+                        pg.reload()
+                    else:
+                        pg.goto(f"{base}/lab/tree/saved.ipynb")
+                    for _ in range(300):
+                        if pg.locator(".hop-explorer li.fact").count() or pg.get_by_text("Error displaying widget").count():
+                            break
+                        pg.wait_for_timeout(1000)
+                    if not pg.get_by_text("Error displaying widget").count():
                         break
-                    pg.wait_for_timeout(1000)
                 assert not pg.get_by_text("Error displaying widget").count(), "JupyterLab did not find the saved model"
                 assert pg.locator(".hop-explorer li.fact").count() == 2, pg.locator(".jp-OutputArea-output").all_inner_texts()
                 assert pg.locator(".hop-explorer .hop-status").get_attribute("data-hops") == "2"
