@@ -65,8 +65,11 @@ def _modes(text: str) -> list[tuple[int, bool, str]]:
 
 # --- local model: one child process per setting ----------------------------------------------
 
-def local_child(slots: int, reuse: bool, fmt: str = "objects") -> dict:
-    """Run in the child process: start the server, extract the news corpus once, time it."""
+def local_child(slots: int) -> dict:
+    """Run in the child process: start the server, extract the news corpus once, time it.
+
+    The setting (slots, prefix reuse, format) reaches the server and the extraction through the
+    environment the parent sets; ``slots`` is also the number of calls kept in flight."""
     from gaba import llm, localmodel
     from gaba.data.news import load_documents
     from gaba.aliases import apply_aliases, reconcile_entities
@@ -111,8 +114,7 @@ def run_local(modes: list[tuple[int, bool, str]]) -> list[dict]:
             setting = (f"{slots} slot{'s' if slots > 1 else ''}, prefix reuse {'on' if reuse else 'off'}"
                        + (", rows" if fmt == "rows" else ""))
             print(f"local: {setting} ...", flush=True)
-            child = f"{slots}:{int(reuse)}" + (":rows" if fmt == "rows" else "")
-            proc = subprocess.run([sys.executable, __file__, "--child", child],
+            proc = subprocess.run([sys.executable, __file__, "--child", str(slots)],
                                   env=env, capture_output=True, text=True)
             if proc.returncode != 0:
                 raise SystemExit(f"error: the local run '{setting}' failed: "
@@ -192,8 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
-        slots, reuse, fmt = _modes(args.child)[0]
-        print(json.dumps(local_child(slots, reuse, fmt)))
+        print(json.dumps(local_child(int(args.child))))
         return 0
     parts = [x.strip() for x in args.parts.split(",") if x.strip()]
     if not parts or set(parts) - {"local", "fake"}:

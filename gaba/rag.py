@@ -131,14 +131,14 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if not facts:
         out["answer"] = f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}."
         return out
+    evidence = {f: fact_evidence(G, [f]) for f in facts_sorted}   # the prompt's and the rule's
+    shown = facts_sorted
     if fact_order == "hops":                # nearest the question first, so chains read in order
         dist = hop_distances(facts_sorted, entities)
         far = float("inf")                   # a fact the budget cut off from the question: last
         shown = sorted(facts_sorted, key=lambda f: (min(dist.get(f[0], far), dist.get(f[2], far)), f))
-        system, user = answer_prompt(question, shown, [e for f in shown for e in fact_evidence(G, [f])],
-                                     keep_order=True)
-    else:
-        system, user = answer_prompt(question, facts_sorted, fact_evidence(G, facts_sorted))
+    system, user = answer_prompt(question, shown, [e for f in shown for e in evidence[f]],
+                                 keep_order=fact_order == "hops")
     out["prompt"] = user
     resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
                     purpose=f"graph_rag: {question[:60]}")
@@ -147,8 +147,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if not grounding:
         out["answer"] = out["model_answer"]
         return out
-    verdict = check_grounding(resp.text, facts_sorted, entities,
-                              evidence={f: fact_evidence(G, [f]) for f in facts_sorted},
+    verdict = check_grounding(resp.text, facts_sorted, entities, evidence=evidence,
                               aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2])
                                        if n in G})
     out["grounding"] = verdict
