@@ -1,15 +1,9 @@
 """The model behind :func:`gaba.llm.call_llm`: one chat completion from an OpenAI-compatible server.
 
-That server is the embedded local model's (:mod:`gaba.localmodel`, the default), a shared one
-(``GABA_LOCAL_URL``), or a hosted endpoint (``OPENAI_BASE_URL``, OpenAI when unset).
-:func:`complete` asks it once; transient faults (HTTP 408/409/429/5xx, a dropped connection) of a
-hosted endpoint are retried, all within :func:`time_limit` seconds, and any fault that remains
-becomes one :class:`~gaba.errors.BackendUnavailable` naming the endpoint and the cause.
-
-Examples
---------
->>> HOSTED_TIMEOUT, LOCAL_TIMEOUT
-(120.0, 600.0)
+Taught in the Preface. The server is the embedded local model's (:mod:`gaba.localmodel`), a shared
+one (``GABA_LOCAL_URL``) or a hosted endpoint. :func:`complete` retries a hosted endpoint's transient
+faults within :func:`time_limit` seconds; any fault that remains is one
+:class:`~gaba.errors.BackendUnavailable` naming the endpoint and the cause.
 """
 from __future__ import annotations
 
@@ -24,7 +18,7 @@ from . import localmodel
 from .config import dotenv_notice, get_settings
 from .errors import BackendUnavailable
 
-#: Total seconds a call to a hosted endpoint may take, retries included (``GABA_TIMEOUT`` overrides).
+#: Total seconds of a hosted call, retries included (``GABA_TIMEOUT`` overrides).
 HOSTED_TIMEOUT = 120.0
 #: The same for the local model on a CPU (a long answer can take minutes).
 LOCAL_TIMEOUT = 600.0
@@ -42,7 +36,13 @@ _announced: set = set()      # .env notices already printed
 
 def time_limit() -> float:
     """Total seconds one model call may take, retries included: ``GABA_TIMEOUT``, else
-    :data:`HOSTED_TIMEOUT` for a hosted endpoint and :data:`LOCAL_TIMEOUT` for the local model."""
+    :data:`HOSTED_TIMEOUT` or :data:`LOCAL_TIMEOUT`.
+
+    Examples
+    --------
+    >>> HOSTED_TIMEOUT, LOCAL_TIMEOUT
+    (120.0, 600.0)
+    """
     s = get_settings()
     if s.timeout is not None:
         return s.timeout
@@ -60,13 +60,13 @@ def endpoint() -> str:
 
 def client():
     """The ``openai.OpenAI`` client of the configured backend (one per base URL and key); for the
-    local backend this starts the model server once. Embeddings use it too."""
+    local backend this starts the model server once."""
     import openai
 
     s = get_settings()
     if s.backend == "local":
         base_url, key, retries = localmodel.server_url(), "local", 0
-    else:   # the client itself retries 429/5xx/timeouts (embeddings); complete() does its own
+    else:   # the client's own retries serve embeddings; complete() does its own
         base_url, key, retries = s.base_url, s.api_key or "none", HOSTED_RETRIES
     with _lock:
         if (base_url, key) not in _clients:
@@ -77,7 +77,10 @@ def client():
 
 def complete(request: dict) -> dict:
     """Ask the configured model for ``request`` (messages, temperature, max_tokens, seed, and
-    optionally schema and schema_name); return ``{"text", "model", "usage"}``."""
+    optionally schema and schema_name); return ``{"text", "model", "usage"}``.
+
+    Raises :class:`~gaba.errors.BackendUnavailable` for any fault of the endpoint.
+    """
     _announce_dotenv()
     s = get_settings()
     kwargs: dict[str, Any] = {
@@ -88,7 +91,7 @@ def complete(request: dict) -> dict:
     if request.get("schema") is not None:
         kwargs["response_format"] = {"type": "json_schema", "json_schema": {
             "name": request.get("schema_name") or "answer", "schema": request["schema"]}}
-    if s.backend == "local":       # reuse of the prompt prefix: GABA_LOCAL_CACHE_PROMPT (default off)
+    if s.backend == "local":
         kwargs["extra_body"] = {"cache_prompt": s.local_cache_prompt}
     limit = time_limit()
     retries = 0 if s.backend == "local" else HOSTED_RETRIES
@@ -101,7 +104,7 @@ def complete(request: dict) -> dict:
         attempts += 1
         try:
             left = max(limit - (time.perf_counter() - t0), 0.001)
-            # Each attempt gets the time that is left; the loop retries transient failures itself.
+            # each attempt gets the time that is left
             r = c.chat.completions.create(
                 **kwargs, timeout=_timeout(c, left, min(left, CONNECT_TIMEOUT)))
             text, usage = _completion(r)
@@ -149,8 +152,7 @@ def _completion(r) -> tuple[str, Any]:
 
 
 def _timeout(c, total: float, connect: float):
-    """A timeout for one attempt: ``total`` seconds, of which at most ``connect`` to connect, as
-    an object of the httpx package the client ``c`` uses (a plain number if that cannot be told)."""
+    """``total`` seconds, at most ``connect`` of them to connect, as the httpx ``Timeout`` of client ``c``."""
     try:
         name = type(c._client).__module__.split(".")[0]
         mod = sys.modules.get(name) or importlib.import_module(name)
@@ -169,9 +171,8 @@ def _causes(exc: BaseException) -> list:
 
 
 def _any_cause(causes: list, *names: str) -> bool:
-    """True when one of ``causes`` is an instance of a class with one of these names. The openai
-    client ships its own copy of httpx (``httpx`` or ``httpx2`` by version), so transport errors
-    are recognised by class name."""
+    """True when a class of one of ``causes`` has one of these names (the openai client may ship
+    its own copy of httpx, so transport errors are recognised by name)."""
     return any(cls.__name__ in names for c in causes for cls in type(c).__mro__)
 
 

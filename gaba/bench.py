@@ -1,19 +1,9 @@
 """Measuring instruments of the benchmarks: repeated timings, peak memory, test graphs, two backends.
 
-Taught in chapter "Choosing your stack". The chapter and the scripts in ``benchmarks/`` time with
-the same functions, so a number in the chapter and one printed by ``make bench`` come from the
-same code: :func:`time_queries` (median over queries of each query's median run), the memory
-readers :func:`rss_mb`, :func:`peak_rss_mb` and :class:`PeakRSS`, the test graphs
-:func:`scale_free_graph` and :func:`family_graph`, reproducible queries (:func:`sample_starts`,
-:func:`sample_pairs`) and :func:`compare_backends`, the same traversals timed on NetworkX and
-FalkorDB. Plots are drawn by :func:`gaba.scaling.plot_scaling`; model costs are in :mod:`gaba.costs`.
-
-Examples
---------
->>> G = scale_free_graph(1_000, seed=0)
->>> t = time_queries(lambda n: list(G.successors(n)), list(G)[:5], repeat=2)
->>> sorted(t)
-['median_ms', 'n_queries', 'p90_ms']
+Taught in chapter "Choosing your stack". The chapter and ``benchmarks/`` time with the same code:
+:func:`time_queries`, the memory readers (:class:`PeakRSS`), the test graphs (:func:`scale_free_graph`,
+:func:`family_graph`), reproducible queries (:func:`sample_starts`, :func:`sample_pairs`) and
+:func:`compare_backends` (the same traversals on NetworkX and FalkorDB).
 """
 from __future__ import annotations
 
@@ -40,11 +30,10 @@ SCALE_FREE_RELATIONS = ("PARTNERS_WITH", "SUPPLIES_TO", "INVESTS_IN", "COMPETES_
 
 def time_queries(fn: Callable[[Any], Any], queries: Sequence[Any], *, repeat: int = 3,
                  warmup: int = 1, size: Callable[[Any], int] | None = None) -> dict:
-    """Time ``fn(q)`` for every query: ``warmup`` untimed runs (caches, query plans), then ``repeat`` timed.
+    """Time ``fn(q)`` for every query: ``warmup`` untimed runs, then ``repeat`` timed.
 
-    Returns ``median_ms`` (median over queries of each query's median run), ``p90_ms`` (90th
-    percentile over queries) and ``n_queries``; with ``size``, also ``sizes``: ``size`` of each
-    query's last result (to check that two backends found the same thing).
+    Returns ``median_ms`` (median over queries of each query's median run), ``p90_ms`` (over
+    queries) and ``n_queries``; with ``size``, also ``sizes``: ``size`` of each query's last result.
 
     Examples
     --------
@@ -80,13 +69,14 @@ def time_queries(fn: Callable[[Any], Any], queries: Sequence[Any], *, repeat: in
 # --------------------------------------------------------------------------- memory
 
 def _status(pid: int | None) -> dict[str, int]:
+    """``VmRSS`` and ``VmHWM`` (kB) of a process from ``/proc``; empty without it."""
     path = Path(f"/proc/{pid or os.getpid()}/status")
     out = {}
     try:
         for line in path.read_text().splitlines():
             key, _, rest = line.partition(":")
             if key in {"VmRSS", "VmHWM"}:
-                out[key] = int(rest.split()[0])  # kB
+                out[key] = int(rest.split()[0])
     except OSError:
         pass
     return out
@@ -109,9 +99,8 @@ def rss_mb(pid: int | None = None) -> float:
 
 
 def peak_rss_mb(pid: int | None = None) -> float:
-    """Peak resident memory of a process since it started or since :func:`reset_peak_rss`, in MB:
-    ``VmHWM`` in ``/proc/PID/status``; without ``/proc`` (macOS), ``getrusage`` for this process
-    and the current RSS for others."""
+    """Peak resident memory of a process since it started or since :func:`reset_peak_rss`, in MB
+    (without ``/proc``: ``getrusage`` for this process, the current RSS for others)."""
     st = _status(pid)
     if "VmHWM" in st:
         return st["VmHWM"] * 1024 / 1e6
@@ -122,8 +111,7 @@ def peak_rss_mb(pid: int | None = None) -> float:
 
 
 def reset_peak_rss(pid: int | None = None) -> bool:
-    """Reset a process's peak-RSS mark to its current RSS (Linux: ``5`` into ``clear_refs``); False
-    when not allowed (:func:`peak_rss_mb` then reports the peak since start, an overstatement)."""
+    """Reset a process's peak-RSS mark to its current RSS (Linux); False when not allowed."""
     try:
         Path(f"/proc/{pid or os.getpid()}/clear_refs").write_text("5")
         return True
@@ -162,6 +150,7 @@ class PeakRSS:
 # --------------------------------------------------------------------------- graphs
 
 def _check_edges(n_edges: int) -> None:
+    """ValueError unless ``n_edges`` is an integer of at least 10."""
     if not isinstance(n_edges, int) or isinstance(n_edges, bool) or n_edges < 10:
         raise ValueError(f"n_edges must be an integer of at least 10, got {n_edges!r}")
 
@@ -169,9 +158,8 @@ def _check_edges(n_edges: int) -> None:
 def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
     """A directed knowledge graph with a scale-free degree distribution and exactly ``n_edges`` edges.
 
-    ``networkx.barabasi_albert_graph`` grown to at least ``n_edges`` edges, each oriented from the
-    newer to the older node, labelled from :data:`SCALE_FREE_RELATIONS`, trimmed to ``n_edges``.
-    Nodes are named ``"E000123"``. A few hubs get thousands of neighbours, as in real entity graphs.
+    A Barabási-Albert graph, edges oriented newer -> older node and labelled from
+    :data:`SCALE_FREE_RELATIONS`; nodes ``"E000123"``. A few hubs get thousands of neighbours.
 
     Examples
     --------
@@ -200,8 +188,8 @@ def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
 
 
 def family_graph(n_edges: int, *, seed: int = 0):
-    """A family-like graph of exactly ``n_edges`` edges (:func:`gaba.data.westeros.synthetic_genealogy`):
-    degrees stay small, unlike :func:`scale_free_graph`.
+    """A family graph of exactly ``n_edges`` edges, all degrees small (see
+    :func:`gaba.data.westeros.synthetic_genealogy`).
 
     Examples
     --------
@@ -233,8 +221,7 @@ def sample_starts(G, k: int, *, seed: int = 0) -> list[Hashable]:
 
 
 def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
-    """``k`` node pairs ``(a, b)`` whose undirected shortest distance is exactly ``distance``: starts
-    as in :func:`sample_starts` (those with no node that far skipped), ends picked reproducibly.
+    """``k`` node pairs ``(a, b)`` at undirected distance exactly ``distance`` (fewer if not found).
 
     Examples
     --------
@@ -264,12 +251,7 @@ def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
 
 def store_gather_facts(store, entities: Sequence[str] | str, hops: int = 2, *,
                        timeout: float = 60.0) -> set[tuple[str, str, str]]:
-    """:func:`gaba.graph.gather_facts` run inside FalkorDB: the facts within ``hops`` hops.
-
-    The same frontier-by-frontier walk, one parameterized Cypher query per hop: every edge
-    touching the frontier is a fact, and its far ends not seen before form the next frontier.
-    On the same graph it returns exactly the facts of :func:`gaba.graph.gather_facts`.
-    """
+    """:func:`gaba.graph.gather_facts` run inside FalkorDB (one Cypher query per hop): the same facts."""
     if isinstance(entities, str):
         entities = [entities]
     if isinstance(hops, bool) or not isinstance(hops, int) or hops < 1:
@@ -297,9 +279,8 @@ def traversal_operations(graph, *, hops: int = 2, depth: int = 3, path_depth: in
                          limit: int = 100, timeout: float = 60.0) -> dict[str, tuple[Callable, str]]:
     """The three measured operations on a NetworkX graph or a FalkorStore: ``{name: (function, kind)}``.
 
-    Fact gathering (:func:`gaba.graph.gather_facts`, or :func:`store_gather_facts` in the
-    database), :func:`gaba.paths.neighbors` and :func:`gaba.paths.paths_between`. Kind ``"start"``
-    takes a node, ``"pair"`` a ``(source, target)`` tuple.
+    Fact gathering, :func:`gaba.paths.neighbors` and :func:`gaba.paths.paths_between`; kind
+    ``"start"`` takes a node, ``"pair"`` a ``(source, target)`` tuple.
     """
     if _is_store(graph):
         def facts(s):
@@ -325,10 +306,9 @@ def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Seque
                      warmup: int = 1, reference: str = "networkx", **options) -> list[dict]:
     """Time the traversal operations on each backend (name -> graph or store) with the same queries.
 
-    ``options`` go to :func:`traversal_operations`. One row per (operation, backend):
-    ``operation``, ``backend``, the :func:`time_queries` fields, ``mean_result`` (facts, nodes or
-    paths per query), ``timed_out`` (queries cut by the timeout), ``same_result`` (as many items
-    per query as on the ``reference`` backend) and ``ratio`` (median / reference median).
+    ``options`` go to :func:`traversal_operations`. One row per (operation, backend): the
+    :func:`time_queries` fields, ``mean_result``, ``timed_out`` (queries cut), ``same_result`` (as
+    many items per query as on ``reference``) and ``ratio`` (median / reference median).
 
     Examples
     --------
@@ -342,8 +322,7 @@ def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Seque
     ops = {name: traversal_operations(g, **options) for name, g in backends.items()}
     rows = []
     for op in ops[reference]:
-        ref_sizes = None
-        ref_ms = None
+        ref_sizes = ref_ms = None
         for name in [reference] + [b for b in backends if b != reference]:
             fn, kind = ops[name][op]
             queries = list(starts if kind == "start" else pairs)

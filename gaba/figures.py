@@ -1,14 +1,4 @@
-"""Figures of the chapters drawn with matplotlib.
-
-- :func:`plot_path_growth` - path counts against depth on a log axis (chapter *Multi-hop queries
-  in a graph database*).
-
-Examples
---------
->>> ax = plot_path_growth([1, 2, 3], {"paths": [2, 7, 30]}, branching={"3^k": 3})
->>> ax.get_yscale(), len(ax.lines)
-('log', 2)
-"""
+"""Figures of the chapters drawn with matplotlib: :func:`plot_path_growth`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -18,21 +8,15 @@ def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], 
                      branching: dict[str, float] | None = None, ax=None):
     """Path counts against depth on a log axis: measured series and ``b ** k`` reference lines.
 
-    Taught in chapter *Multi-hop queries in a graph database*.
+    Taught in chapter *Multi-hop queries in a graph database*. ``series`` maps a label to counts,
+    one per depth (zeros are not drawn); ``branching`` a label to the ``b`` of a dashed ``b ** depth``
+    line. Returns the matplotlib Axes.
 
-    Parameters
-    ----------
-    depths : sequence of int
-        The depths (x axis).
-    series : dict
-        Label -> measured counts, one per depth (zeros are not drawn on the log axis).
-    branching : dict, optional
-        Label -> branching factor ``b``; each is drawn as the dashed line ``b ** depth``.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib Axes
+    Examples
+    --------
+    >>> ax = plot_path_growth([1, 2, 3], {"paths": [2, 7, 30]}, branching={"3^k": 3})
+    >>> ax.get_yscale(), len(ax.lines)
+    ('log', 2)
     """
     import matplotlib.pyplot as plt
 

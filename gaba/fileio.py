@@ -1,18 +1,8 @@
 """Atomic file writes with the permissions ``open()`` would give (0666 minus the umask).
 
-Every file ``gaba`` writes for later runs - saved graphs, the response cache, the triples cache,
-embedding shards, the assembled local model - goes through :func:`atomic_writer`: the data is
-written to a temporary file beside the final name and renamed over it, so a reader sees the old
-file or the whole new one, never half of it. ``tempfile.mkstemp`` creates its file with mode
-0600; these helpers give the finished file the mode a plain ``open(path, "w")`` would, so a graph
-or cache shared with a group or committed to git is readable like any other file.
-
-Examples
---------
->>> import pathlib, tempfile
->>> p = atomic_write_text(pathlib.Path(tempfile.mkdtemp()) / "sub" / "a.txt", "hello\\n")
->>> p.read_text(), oct(p.stat().st_mode & 0o777) == oct(default_mode())
-('hello\\n', True)
+Every file gaba writes for later runs (graphs, caches, embedding shards, the local model) is written
+to a temporary file beside its final name and renamed over it, so a reader sees the old file or the
+whole new one; ``tempfile.mkstemp``'s mode 0600 is replaced so a shared cache stays readable.
 """
 from __future__ import annotations
 
@@ -30,8 +20,7 @@ __all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_writer", "default_
 def default_mode() -> int:
     """The mode a new file gets from ``open()``: ``0o666 & ~umask`` (0o644 under umask 022).
 
-    The umask is read from ``/proc/self/status`` where Linux offers it, so other threads never
-    see it changed; elsewhere it is read by setting and restoring it.
+    The umask is read from ``/proc/self/status`` where possible (other threads never see it changed).
     """
     try:
         with open("/proc/self/status", encoding="ascii") as f:
@@ -49,9 +38,10 @@ def default_mode() -> int:
 def atomic_writer(path: str | os.PathLike, *, binary: bool = False,
                   encoding: str = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; on a clean exit give it :func:`default_mode` and
-    rename it to ``path`` (atomic on one file system). On an error the temporary file is removed
-    and ``path`` is left as it was. Missing parent folders are created.
+    rename it to ``path``. On an error ``path`` is left as it was. Parent folders are created.
 
+    Examples
+    --------
     >>> import pathlib, tempfile
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "b.bin"
     >>> with atomic_writer(p, binary=True) as f:
@@ -67,23 +57,30 @@ def atomic_writer(path: str | os.PathLike, *, binary: bool = False,
               os.fdopen(fd, "w", encoding=encoding, newline="")) as f:
             yield f
         os.chmod(tmp, default_mode())        # mkstemp made it 0600
-        os.replace(tmp, path)                # readers see the old file or the whole new one
+        os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically with mode 0666 minus the umask; return the path."""
+    """Write ``data`` to ``path`` with :func:`atomic_writer`; return the path."""
     with atomic_writer(path, binary=True) as f:
         f.write(data)
     return Path(path)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` atomically with mode 0666 minus the umask; return the path.
+    """Write ``text`` to ``path`` with :func:`atomic_writer`; return the path.
 
-    Newlines are written as given (no translation), so the bytes are the same on every system.
+    Newlines are written as given, so the bytes are the same on every system.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = atomic_write_text(pathlib.Path(tempfile.mkdtemp()) / "sub" / "a.txt", "hello\\n")
+    >>> p.read_text(), oct(p.stat().st_mode & 0o777) == oct(default_mode())
+    ('hello\\n', True)
     """
     with atomic_writer(path, encoding=encoding) as f:
         f.write(text)
@@ -93,6 +90,8 @@ def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "ut
 def sha256_file(path: str | Path) -> str:
     """SHA-256 of a file, read in blocks (``~`` is expanded).
 
+    Examples
+    --------
     >>> import pathlib, tempfile
     >>> sha256_file(atomic_write_text(pathlib.Path(tempfile.mkdtemp()) / "a.txt", "abc"))[:12]
     'ba7816bf8f01'

@@ -1,16 +1,8 @@
 """One door to every language model call: :func:`call_llm`, answered from recorded responses.
 
-Taught in the Preface. :func:`call_llm` turns the call into a request (backend, model identity,
-messages, schema, sampling settings, seed) and looks it up in :mod:`gaba.cache`. A recorded
-answer comes back at once (``Response.cached``); otherwise :mod:`gaba.backend` asks the model and
-the answer is recorded. With ``GABA_OFFLINE=1`` a miss raises :class:`~gaba.errors.CacheMiss`.
-:func:`stats` counts the calls of this process.
-
-Examples
---------
->>> from gaba.llm import call_llm                                    # doctest: +SKIP
->>> call_llm("Name the capital of France in one word.").text          # doctest: +SKIP
-'Paris'
+Taught in the Preface. A call becomes a request (model identity, messages, schema, sampling
+settings), looked up in :mod:`gaba.cache`; on a miss :mod:`gaba.backend` asks the model and the
+answer is recorded (with ``GABA_OFFLINE=1`` a miss raises :class:`~gaba.errors.CacheMiss`).
 """
 from __future__ import annotations
 
@@ -31,7 +23,7 @@ from .errors import CacheMiss, LLMOutputError
 DEFAULT_MAX_TOKENS = 512
 #: Validation retries for schema calls (so up to 1 + SCHEMA_RETRIES model calls).
 SCHEMA_RETRIES = 2
-#: Model calls in flight for a hosted (OpenAI-compatible) endpoint unless ``GABA_CONCURRENCY`` says.
+#: Model calls in flight for a hosted endpoint unless ``GABA_CONCURRENCY`` says.
 HOSTED_CONCURRENCY = 8
 
 
@@ -39,13 +31,13 @@ HOSTED_CONCURRENCY = 8
 class Response:
     """What :func:`call_llm` returns."""
 
-    text: str                       # the model's reply
-    data: Any = None                # parsed and validated JSON when a schema was given
-    model: str = ""                 # the model that produced it
-    usage: dict = dataclasses.field(default_factory=dict)  # prompt_tokens, completion_tokens
-    cached: bool = False            # True when served from the response cache
-    seconds: float = 0.0            # wall time of this call (cache hit: the lookup)
-    key: str = ""                   # the cache key (sha256)
+    text: str                       #: The model's reply.
+    data: Any = None                #: The parsed and validated JSON, when a schema was given.
+    model: str = ""                 #: The model that produced it.
+    usage: dict = dataclasses.field(default_factory=dict)  #: ``prompt_tokens``, ``completion_tokens``.
+    cached: bool = False            #: True when served from the response cache.
+    seconds: float = 0.0            #: Wall time of this call (for a cache hit, the lookup).
+    key: str = ""                   #: The cache key (sha256).
 
 
 @dataclasses.dataclass
@@ -57,7 +49,7 @@ class Stats:
     misses: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    model_seconds: float = 0.0      # time spent waiting for the model on misses
+    model_seconds: float = 0.0      #: Time spent waiting for the model on misses.
 
     def __str__(self) -> str:
         return (f"{self.calls} calls: {self.hits} from cache, {self.misses} to the model "
@@ -66,11 +58,11 @@ class Stats:
 
 
 _stats = Stats()
-#: Guards the counters and the table of calls in flight (calls may come from several threads).
+#: Guards the counters and the table of calls in flight.
 _lock = threading.Lock()
-#: cache key -> Future of the call answering it, while one is in flight (identical calls wait on it).
+#: cache key -> Future of the call in flight answering it (identical calls wait on it).
 _inflight: dict = {}
-#: ``(request: dict) -> dict(text, model, usage)`` replacing the real backend (see :func:`use_backend`).
+#: The function replacing the real backend (see :func:`use_backend`).
 _backend_override: Callable[[dict], dict] | None = None
 _override_name = "scripted"
 
@@ -94,7 +86,7 @@ def reset_stats() -> None:
 
 
 def _count(**increments: float) -> None:
-    """Add to the counters of :func:`stats` (thread-safe)."""
+    """Add to the counters of :func:`stats`."""
     with _lock:
         for name, value in increments.items():
             setattr(_stats, name, getattr(_stats, name) + value)
@@ -102,7 +94,7 @@ def _count(**increments: float) -> None:
 
 def concurrency(requested: int | None = None) -> int:
     """How many model calls to keep in flight: ``requested``, else ``GABA_CONCURRENCY``, else
-    the local model's slots (``GABA_LOCAL_PARALLEL``, default 1) or :data:`HOSTED_CONCURRENCY`.
+    the local model's slots (``GABA_LOCAL_PARALLEL``) or :data:`HOSTED_CONCURRENCY`.
 
     Examples
     --------
@@ -126,8 +118,7 @@ def concurrency(requested: int | None = None) -> int:
 def use_backend(fn: Callable[[dict], dict] | None, *, name: str = "scripted") -> None:
     """Replace the model by ``fn(request) -> {"text", "model", "usage"}`` (None restores it).
 
-    For unit tests of the plumbing only: its calls are keyed under the backend ``name``, so they
-    never mix with real recorded responses.
+    For tests only: its calls are keyed under the backend ``name``, apart from real recordings.
     """
     global _backend_override, _override_name
     _backend_override = fn
@@ -155,7 +146,7 @@ def _call_model(request: dict) -> dict:
 
 
 def _validate(text: str, schema: dict) -> tuple[Any, str | None]:
-    """Parse and validate; return (data, None) or (None, a short description of what is wrong)."""
+    """``(data, None)``, or ``(None, what is wrong)`` when ``text`` is not JSON matching ``schema``."""
     import jsonschema
 
     try:
@@ -173,9 +164,8 @@ _checked_shapes: set = set()
 
 
 def _shape(schema: Any) -> Any:
-    """``schema`` with each list of enum values replaced by whether it is a valid one (non-empty,
-    no repeats): schemas of one shape are checked against the meta-schema once, not per call
-    (the check costs milliseconds, and each document's extraction schema lists its own names)."""
+    """``schema`` with each enum list replaced by whether it is valid, so each shape of schema is
+    checked against the meta-schema once (every document's extraction schema lists its own names)."""
     if isinstance(schema, dict):
         return {k: (["enum", bool(v), len({json.dumps(x, sort_keys=True) for x in v}) == len(v)]
                     if k == "enum" and isinstance(v, list) else _shape(v))
@@ -217,8 +207,7 @@ def _one_call(messages: list[dict], *, schema: dict | None, schema_name: str | N
             f"GABA_OFFLINE=1 and no recorded response for this call ({purpose}; key {key[:12]}). "
             f"Record it by running the same code once without GABA_OFFLINE (it calls the model and "
             f"writes {cache.cache_path(key).relative_to(get_settings().cache_dir.parent)}).")
-    # Identical calls in flight at once (threads) are coalesced: one asks the model, the others
-    # wait for its answer, so the model is asked once and one cache entry is written.
+    # identical calls in flight at once: one asks the model, the others wait for its answer
     with _lock:
         pending = _inflight.get(key)
         if pending is None:
@@ -272,35 +261,40 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
              temperature: float = 0.0, seed: int = 0, max_tokens: int | None = None,
              purpose: str = "call_llm", schema_name: str | None = None,
              use_cache: bool = True) -> Response:
-    """Ask the configured model ``prompt`` (after an optional ``system`` message); serve
-    recorded answers from the cache.
+    """Ask the configured model ``prompt`` (after an optional ``system`` message), from the cache
+    when the call was recorded.
 
     Parameters
     ----------
     schema : dict, optional
-        A JSON schema the answer must satisfy: the model is asked for such JSON, the reply is
-        validated (an invalid one is asked again with the problem appended, up to
-        :data:`SCHEMA_RETRIES` times) and ``Response.data`` holds it.
+        JSON schema of the answer: an invalid reply is asked again with the problem appended (up
+        to :data:`SCHEMA_RETRIES` times); ``Response.data`` holds the parsed JSON.
     temperature, seed : float, int
         Part of the cache key, so trials with other seeds are recorded apart.
     max_tokens : int, optional
         Cap on the answer's length (default :data:`DEFAULT_MAX_TOKENS`).
     purpose : str
-        What the call is for (``"extract triples from doc n03"``): named in errors and in the
-        cache entry, never in the key.
+        What the call is for: named in errors and in the cache entry, never in the key.
     use_cache : bool
-        False skips the cache entirely (the live tests use it to exercise the real model).
+        False neither reads nor records the cache.
 
     Raises
     ------
     CacheMiss
         ``GABA_OFFLINE=1`` and the call was never recorded.
     CacheCorrupt
-        The recorded entry is damaged or was edited (the message names the file).
+        The recorded entry is damaged or was edited.
     LLMOutputError
         With a schema: the reply was still invalid after the retries.
     BackendUnavailable
-        The endpoint failed or did not answer within ``GABA_TIMEOUT`` (see :mod:`gaba.backend`).
+        The endpoint failed or did not answer within ``GABA_TIMEOUT``.
+
+    Examples
+    --------
+    >>> use_backend(lambda request: {"text": "Paris", "model": "scripted", "usage": {}})
+    >>> call_llm("Name the capital of France in one word.", use_cache=False).text
+    'Paris'
+    >>> use_backend(None)
     """
     if not isinstance(prompt, str) or not prompt.strip():
         raise ValueError("call_llm needs a non-empty prompt string.")
@@ -335,7 +329,7 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
 
 
 def describe_call(resp: Response) -> str:
-    """A one-line account of a call: cached or not, seconds, tokens and tokens per second."""
+    """One line about a call: cache or model, milliseconds, tokens and tokens per second."""
     pt, ct = resp.usage.get("prompt_tokens", 0), resp.usage.get("completion_tokens", 0)
     src = "cache" if resp.cached else "model"
     rate = f", {ct / resp.seconds:.1f} tokens/s overall" if not resp.cached and resp.seconds else ""

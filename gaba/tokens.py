@@ -1,17 +1,6 @@
-"""How many model tokens a text is, estimated without a tokenizer.
+"""How many model tokens a text is, estimated without a tokenizer (:func:`estimate_tokens`).
 
-One function, two estimates (``words_only``):
-
-- the default guards a model's context (:func:`gaba.passages.check_document`): an upper-side
-  estimate for any script;
-- ``words_only=True`` is words x :data:`TOKENS_PER_WORD`, rounded down: the context sizes the
-  book compares and prints (:func:`gaba.evaluate.context_tokens`, :func:`gaba.graph.hop_table`).
-
-Examples
---------
->>> text = "Aurora Cell Works supplies Kestrel Motors."
->>> estimate_tokens(text), estimate_tokens(text, words_only=True)
-(10, 7)
+Taught in chapters "From text to a knowledge graph" and "Measuring graph against flat".
 """
 from __future__ import annotations
 
@@ -25,27 +14,22 @@ _ASCII_WORD = re.compile(r"[\x21-\x7e]+")
 
 
 def estimate_tokens(text: str, *, words_only: bool = False) -> int:
-    """A cheap estimate of a text's token count (no tokenizer needed).
+    """A cheap estimate of a text's token count.
 
-    With ``words_only=True``: the whitespace-separated words x :data:`TOKENS_PER_WORD`, rounded
-    down (English prose; the same for every system, which is what a comparison needs).
+    ``words_only=True``: words x :data:`TOKENS_PER_WORD`, rounded down - the same for every system,
+    for the context sizes the book compares (:func:`gaba.evaluate.context_tokens`).
 
-    Otherwise an upper-side estimate for any script, the one that guards a model's context:
-    ASCII text counts the larger of characters / 4 and words x 1.3 (English with common BPE
-    tokenizers). A non-ASCII character counts a third of a token per UTF-8 byte: 2/3 for
-    accented Latin, Greek, Cyrillic, Hebrew or Arabic letters, 1 for a kana, Chinese character,
-    Hangul syllable or Devanagari letter, 4/3 for an emoji. Byte-level BPE vocabularies split
-    those scripts into more pieces than English, so characters / 4 undercounts them about 3x
-    (a 22,800-character Japanese text is about 16,400 tokens; this estimate gives 22,800).
+    Otherwise an upper-side estimate for any script, which guards a model's context
+    (:func:`gaba.passages.check_document`): ASCII counts the larger of characters / 4 and words x
+    1.3; a non-ASCII character a third of a token per UTF-8 byte (2/3 for accented Latin or
+    Cyrillic, 1 for a kana or Chinese character, 4/3 for an emoji), since byte-level BPE splits
+    those scripts finer (characters / 4 undercounts Japanese about 3x).
 
     Examples
     --------
-    >>> estimate_tokens("Aurora Cell Works supplies Kestrel Motors.")
-    10
-    >>> estimate_tokens("オーロラ電池は北斗自動車に電池を納める。")
-    20
-    >>> estimate_tokens(" ".join(["w"] * 10), words_only=True)
-    13
+    >>> text = "Aurora Cell Works supplies Kestrel Motors."
+    >>> estimate_tokens(text), estimate_tokens(text, words_only=True)
+    (10, 7)
     """
     if words_only:
         return int(len(text.split()) * TOKENS_PER_WORD)
