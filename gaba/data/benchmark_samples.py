@@ -159,9 +159,7 @@ def _examples(w: dict, n: int, seed: int, *, kinds: Sequence[str]) -> list[dict]
         elif kind == "bridge_comparison":
             if d1 == d2 or e[d1]["born"] == e[d2]["born"]:
                 continue
-            older = f1 if (e[d1]["year"], _MONTHS.index(e[d1]["born"].split()[1]),
-                           int(e[d1]["born"].split()[0])) < (
-                e[d2]["year"], _MONTHS.index(e[d2]["born"].split()[1]), int(e[d2]["born"].split()[0])) else f2
+            older = f1 if _birth(e[d1]) < _birth(e[d2]) else f2
             out.append({"type": kind,
                         "question": f"Which film has the director born earlier, {f1} or {f2}?",
                         "answer": older, "gold": [f1, f2, d1, d2],
@@ -171,6 +169,12 @@ def _examples(w: dict, n: int, seed: int, *, kinds: Sequence[str]) -> list[dict]
         else:  # pragma: no cover - internal
             raise ValueError(kind)
     return out
+
+
+def _birth(person: dict) -> tuple[int, int, int]:
+    """(year, month, day) of a person's birth, for comparing dates."""
+    day, month, _ = person["born"].split()
+    return person["year"], _MONTHS.index(month), int(day)
 
 
 def _distractors(w: dict, gold: Sequence[str], k: int, rng: random.Random) -> list[str]:
