@@ -246,9 +246,7 @@ class _Builder:
         if ("person", p) in R:
             return None
         x = self.w.company(rng)
-        if kind == "BOARD_MEMBER_OF":
-            return write_document(doc_id, doc_rng, kind, p, x.name)
-        if kind == "FOUNDED":
+        if kind in ("BOARD_MEMBER_OF", "FOUNDED"):
             return write_document(doc_id, doc_rng, kind, p, x.name)
         # CEO_OF: one chief executive per company; sometimes a second fact (a board seat)
         if x.name in self.ceo or ("CEO_OF", x.name) in R:

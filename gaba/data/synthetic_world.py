@@ -125,7 +125,6 @@ class World:
         count = Counter(c.name.split(" ", 1)[0] for c in companies)
         self.aliases = {c.name: [c.name.split(" ", 1)[0]] for c in companies
                         if count[c.name.split(" ", 1)[0]] == 1}
-        # hubs: the most popular customers
         self.hubs = sorted(self.by_role["customer"], key=lambda c: -c.weight)
         self._pools: dict[tuple, _Pool] = {}
 

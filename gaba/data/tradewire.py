@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from .synthetic import ChainQuestion, ScalingCorpus, _assemble
@@ -116,9 +116,7 @@ class _World:
                        for name, items in (("suppliers", self.suppliers), ("people", self.people),
                                            ("funds", self.funds))}
         self.companies = self.makers + self.suppliers
-        first = defaultdict(int)
-        for n in self.makers + self.suppliers + self.funds + self.insurers:
-            first[n.split()[0]] += 1
+        first = Counter(n.split()[0] for n in self.makers + self.suppliers + self.funds + self.insurers)
         self.aliases = {n: [n.split()[0]] for n in self.makers if first[n.split()[0]] == 1}
 
     def maker(self, rng):
