@@ -1,10 +1,8 @@
 """Fictional samples of HotpotQA, 2WikiMultihopQA and MuSiQue, generated in their published formats.
 
-Taught in chapter "Measuring graph against flat". The records are built from templates about a
-world that does not exist (towns, people, studios, films) with a fixed seed and no model call,
-so every code path of :mod:`gaba.data.benchmarks` runs offline on the same files everywhere.
-:func:`write_samples` writes them to :data:`~gaba.data.benchmarks.SAMPLE_DIR`;
-:func:`gaba.data.benchmarks.load_sample` reads them back.
+Taught in chapter "Measuring graph against flat". Templates about a world that does not exist, a
+fixed seed and no model call, so every code path of :mod:`gaba.data.benchmarks` runs offline.
+:func:`write_samples` writes them; :func:`gaba.data.benchmarks.load_sample` reads them back.
 """
 from __future__ import annotations
 
@@ -39,7 +37,8 @@ _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augu
 _OCCUPATIONS = ["film director", "novelist", "architect", "composer", "painter"]
 
 
-def _unique(rng: random.Random, make, n: int, taken: set[str]) -> list[str]:
+def _unique(make, n: int, taken: set[str]) -> list[str]:
+    """``n`` names from ``make()`` that are not in ``taken`` (added to it)."""
     out = []
     while len(out) < n:
         name = make()
@@ -50,15 +49,15 @@ def _unique(rng: random.Random, make, n: int, taken: set[str]) -> list[str]:
 
 
 def _world(seed: int) -> dict:
-    """A fictional world: provinces, towns, people, studios, films, with every fact as a triple."""
+    """A fictional world: towns, people, studios and films, with their attributes."""
     rng = random.Random(seed)
     taken: set[str] = set()
-    towns = _unique(rng, lambda: rng.choice(_TOWN_A) + rng.choice(_TOWN_B), 24, taken)
-    people = _unique(rng, lambda: f"{rng.choice(_FIRST)} {rng.choice(_SURNAME_A)}{rng.choice(_SURNAME_B)}",
+    towns = _unique(lambda: rng.choice(_TOWN_A) + rng.choice(_TOWN_B), 24, taken)
+    people = _unique(lambda: f"{rng.choice(_FIRST)} {rng.choice(_SURNAME_A)}{rng.choice(_SURNAME_B)}",
                      40, taken)
-    studios = _unique(rng, lambda: f"{rng.choice(_STUDIO_A)} {rng.choice(_STUDIO_B)}", 8, taken)
-    films = _unique(rng, lambda: rng.choice([f"The {rng.choice(_ADJ)} {rng.choice(_NOUN)}",
-                                             f"{rng.choice(_NOUN)} of {rng.choice(towns)}"]),
+    studios = _unique(lambda: f"{rng.choice(_STUDIO_A)} {rng.choice(_STUDIO_B)}", 8, taken)
+    films = _unique(lambda: rng.choice([f"The {rng.choice(_ADJ)} {rng.choice(_NOUN)}",
+                                        f"{rng.choice(_NOUN)} of {rng.choice(towns)}"]),
                     36, taken)
     entities: dict[str, dict] = {}
     for t in towns:
@@ -109,7 +108,7 @@ def _a(word: str) -> str:
 
 
 def _stable_offset(name: str) -> int:
-    """A stable small number derived from a name (keeps paragraphs independent of call order)."""
+    """A small number from a name's hash (keeps paragraphs independent of call order)."""
     return 18 + int(hashlib.sha256(name.encode()).hexdigest(), 16) % 9
 
 
@@ -160,9 +159,7 @@ def _examples(w: dict, n: int, seed: int, *, kinds: Sequence[str]) -> list[dict]
         elif kind == "bridge_comparison":
             if d1 == d2 or e[d1]["born"] == e[d2]["born"]:
                 continue
-            older = f1 if (e[d1]["year"], _MONTHS.index(e[d1]["born"].split()[1]),
-                           int(e[d1]["born"].split()[0])) < (
-                e[d2]["year"], _MONTHS.index(e[d2]["born"].split()[1]), int(e[d2]["born"].split()[0])) else f2
+            older = f1 if _birth(e[d1]) < _birth(e[d2]) else f2
             out.append({"type": kind,
                         "question": f"Which film has the director born earlier, {f1} or {f2}?",
                         "answer": older, "gold": [f1, f2, d1, d2],
@@ -174,6 +171,12 @@ def _examples(w: dict, n: int, seed: int, *, kinds: Sequence[str]) -> list[dict]
     return out
 
 
+def _birth(person: dict) -> tuple[int, int, int]:
+    """(year, month, day) of a person's birth, for comparing dates."""
+    day, month, _ = person["born"].split()
+    return person["year"], _MONTHS.index(month), int(day)
+
+
 def _distractors(w: dict, gold: Sequence[str], k: int, rng: random.Random) -> list[str]:
     """Distractor entities of the same types as the gold ones (like the benchmarks' hard distractors)."""
     types = {w["e"][g]["type"] for g in gold}
@@ -182,11 +185,10 @@ def _distractors(w: dict, gold: Sequence[str], k: int, rng: random.Random) -> li
 
 
 def make_benchmark_sample(dataset: str, n: int = 30, *, seed: int = 0) -> list[dict]:
-    """``n`` fictional records of ``dataset`` (``hotpotqa``, ``2wiki`` or ``musique``), exactly
-    as the dataset publishes its records.
+    """``n`` fictional records of ``dataset`` (``hotpotqa``, ``2wiki`` or ``musique``), in its format.
 
-    Every paragraph states the facts of one entity; the questions come from templates over those
-    facts (2-hop compositional, 3-hop, comparison, bridge-comparison).
+    Each paragraph states the facts of one entity; template questions over them are 2-hop
+    compositional, 3-hop, comparison and bridge-comparison.
 
     Examples
     --------
@@ -251,15 +253,16 @@ def make_benchmark_sample(dataset: str, n: int = 30, *, seed: int = 0) -> list[d
 
 
 def sample_triples(seed: int = 0) -> dict[str, list[list]]:
-    """Every fact of every entity of the fictional world, keyed by paragraph title (see
-    :func:`load_sample_triples`)."""
+    """Every fact of every entity of the fictional world, keyed by paragraph title."""
     w = _world(seed)
     return {name: [list(t) for t in _paragraph(name, w)[1]] for name in sorted(w["e"])}
 
 
 def write_samples(folder: str | Path = SAMPLE_DIR, *, n: int = 30, seed: int = 0) -> list[Path]:
-    """Write the three fictional samples and their paragraph triples into ``folder``, each file
-    the way its dataset writes it (a JSON array, or JSON Lines for MuSiQue; ``ensure_ascii=False``)."""
+    """Write the three samples and their paragraph triples into ``folder``; return the paths.
+
+    Each file is written as its dataset writes it (a JSON array, or JSON Lines for MuSiQue).
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []

@@ -1,18 +1,9 @@
 """Public multi-hop QA benchmarks (HotpotQA, 2WikiMultihopQA, MuSiQue) read into one common form.
 
-Taught in chapter "Measuring graph against flat". :func:`load_hotpotqa`, :func:`load_2wiki` and
-:func:`load_musique` read a downloaded file (the official JSON array, or JSON Lines) into
-:class:`MultiHopExample` records; :data:`SOURCES` says where each file comes from, and a missing
-file raises :class:`BenchmarkFileNotFound`, which says it too. Offline, :func:`load_public` reads
-the first rows of each real benchmark, shipped under their own licences in
-``assets/data/benchmarks/``, and :func:`load_sample` the fictional samples that
-:mod:`gaba.data.benchmark_samples` generates in the same formats.
-
-Examples
---------
->>> ex = load_sample("2wiki")[0]
->>> ex.source, len(ex.paragraphs), len(ex.evidence_triples) >= 2
-('2wiki', 10, True)
+Taught in chapter "Measuring graph against flat". The loaders read the official files into
+:class:`MultiHopExample` records; :data:`SOURCES` says where each file comes from. Offline,
+:func:`load_public` reads the shipped first rows of each benchmark and :func:`load_sample` the
+fictional samples of :mod:`gaba.data.benchmark_samples`.
 """
 from __future__ import annotations
 
@@ -44,8 +35,7 @@ PUBLIC_SHA256 = {"hotpotqa": "b7b66894184bfb424ab24aeafc6938f9cc1768bae8eec7d913
                  "2wiki": "535a190a85588fc743dbb9edb5b450609ecc167695638d925c06a8a4a14314dd",
                  "musique": "bbc98ab676941cf3a481cb3361cfab334cd2a24c74ed42473e4d5c14cf7577d4"}
 
-#: Where the real files come from. A checksum is ``None`` when none is published that we know of
-#: (record your own with :func:`gaba.fileio.sha256_file`).
+#: Where the real files come from; a checksum is ``None`` when we know of none published.
 SOURCES: dict[str, dict[str, Any]] = {
     "hotpotqa": {"name": "HotpotQA (distractor setting)", "homepage": "https://hotpotqa.github.io/",
                  "url": "http://curtis.ml.cmu.edu/datasets/hotpot/hotpot_dev_distractor_v1.json",
@@ -72,12 +62,10 @@ class BenchmarkFileNotFound(DocumentError, FileNotFoundError):
 class MultiHopExample:
     """One multi-hop question in a form common to HotpotQA, 2WikiMultihopQA and MuSiQue.
 
-    ``paragraphs`` are ``(title, sentences)``, gold ones and distractors (a MuSiQue paragraph is
-    one "sentence"); ``supporting_facts`` are ``(title, sentence index)`` as published (index
-    ``None`` for MuSiQue, whose support is a whole paragraph); ``supporting_paragraphs`` index
-    ``paragraphs`` (titles can repeat in MuSiQue). ``evidence_triples`` are 2Wiki's
-    ``evidences``, MuSiQue's decomposition when every step reads ``"X >> relation"``, else
-    empty. ``kind`` is the dataset's question type (``bridge``, ``comparison``, ``2hop``...).
+    ``paragraphs`` are ``(title, sentences)``, gold and distractors (a MuSiQue paragraph is one
+    sentence); ``supporting_facts`` are ``(title, sentence index)``, the index ``None`` for
+    MuSiQue; ``supporting_paragraphs`` index ``paragraphs`` (titles can repeat in MuSiQue);
+    ``evidence_triples`` are 2Wiki's ``evidences`` or MuSiQue's decomposition, else empty.
     """
 
     id: str
@@ -172,10 +160,9 @@ def _field(rec: Any, name: str, where: str) -> Any:
 
 def _context(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     try:
-        paras = tuple((str(title), tuple(str(s) for s in sents)) for title, sents in raw)
+        return tuple((str(title), tuple(str(s) for s in sents)) for title, sents in raw)
     except (TypeError, ValueError) as exc:
         raise DocumentError(f"{where}: 'context' must be a list of [title, [sentences]]") from exc
-    return paras
 
 
 def _support_from_titles(paras, facts, where: str):
@@ -205,9 +192,8 @@ def _titled_example(rec: Any, where: str, source: str) -> MultiHopExample:
 def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
     """Read a HotpotQA distractor-setting file (``hotpot_dev_distractor_v1.json``, see :data:`SOURCES`).
 
-    ``path`` is a JSON array as published, or JSON Lines with the same records; ``limit`` reads
-    only the first records. ``kind`` is ``bridge`` or ``comparison``; HotpotQA has no evidence
-    triples. A file not in the published format raises ``DocumentError`` naming the record.
+    ``path`` is a JSON array as published, or JSON Lines; ``limit`` reads only the first records.
+    A file not in the published format raises ``DocumentError`` naming the record.
 
     Examples
     --------
@@ -222,8 +208,7 @@ def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHo
 def load_2wiki(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
     """Read a 2WikiMultihopQA file (``dev.json`` from ``data_ids_april7.zip``, see :data:`SOURCES`).
 
-    As :func:`load_hotpotqa`, with ``evidence_triples`` from the ``evidences`` field; ``kind`` is
-    ``compositional``, ``comparison``, ``inference`` or ``bridge_comparison``.
+    As :func:`load_hotpotqa`, with ``evidence_triples`` from the ``evidences`` field.
 
     Examples
     --------
@@ -268,9 +253,8 @@ def _musique_triples(steps: Sequence[dict]) -> tuple[tuple[str, str, str], ...]:
 def load_musique(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
     """Read a MuSiQue-Ans file (``musique_ans_v1.0_dev.jsonl`` from ``musique_v1.0.zip``, see :data:`SOURCES`).
 
-    Unanswerable records (``answerable: false``, in the MuSiQue-Full files) are skipped.
-    Evidence triples are derived from ``question_decomposition`` when every step has the
-    form ``"X >> relation"`` (``#k`` replaced by the answer of step k); otherwise empty.
+    Unanswerable records (MuSiQue-Full) are skipped. Evidence triples come from the
+    ``question_decomposition`` when every step reads ``"X >> relation"`` (``#k``: step k's answer).
 
     Examples
     --------
@@ -318,7 +302,7 @@ def load_sample(dataset: str) -> list[MultiHopExample]:
 
 def load_public(dataset: str, *, limit: int | None = None) -> list[MultiHopExample]:
     """The shipped first rows of the real ``dataset``: 200 HotpotQA, 164 2WikiMultihopQA or 200
-    MuSiQue questions (licences in ``assets/data/benchmarks/README.md``).
+    MuSiQue questions (licences in ``assets/data/benchmarks/``).
 
     Examples
     --------
@@ -330,30 +314,29 @@ def load_public(dataset: str, *, limit: int | None = None) -> list[MultiHopExamp
 
 
 def load_sample_triples() -> dict[str, list[tuple[str, str, str, int]]]:
-    """Every fact stated in the samples' paragraphs, distractors included, as a perfect extractor
-    would return it: title -> [(subject, relation, object, sentence index)]."""
+    """Every fact stated in the samples' paragraphs, as a perfect extractor would return it.
+
+    Title -> ``[(subject, relation, object, sentence index)]``, distractors included.
+    """
     raw = json.loads((SAMPLE_DIR / SAMPLE_TRIPLES_FILE).read_text(encoding="utf-8"))
     return {title: [tuple(t) for t in triples] for title, triples in raw.items()}
 
 
 def pooled_paragraphs(examples: Iterable[MultiHopExample]) -> list[tuple[str, str]]:
-    """All distinct ``(title, text)`` paragraphs of ``examples`` in first-seen order: a retrieval
-    corpus in which each question's gold paragraphs compete with every other question's."""
-    seen: dict[tuple[str, str], None] = {}
-    for ex in examples:
-        for i in range(len(ex.paragraphs)):
-            seen.setdefault((ex.paragraphs[i][0], ex.paragraph_text(i)), None)
-    return list(seen)
+    """All distinct ``(title, text)`` paragraphs of ``examples``, in first-seen order.
+
+    A retrieval corpus in which each question's gold paragraphs compete with every other's.
+    """
+    return list(dict.fromkeys((ex.paragraphs[i][0], ex.paragraph_text(i))
+                              for ex in examples for i in range(len(ex.paragraphs))))
 
 
 def to_graph(examples: Iterable[MultiHopExample], *, triples: dict | None = None):
     """A knowledge graph in the book's format from benchmark facts.
 
-    With ``triples`` (title -> [(subject, relation, object, sentence index)], e.g.
-    :func:`load_sample_triples`), every fact of every paragraph the examples contain becomes
-    an edge, distractors included; without it, the examples' gold evidence triples do (an
-    optimistic graph: it holds no noise). Edges carry ``relation``, ``doc_id`` (the paragraph
-    title) and ``evidence`` (the stated sentence, when known).
+    With ``triples`` (as :func:`load_sample_triples` returns them), every fact of every paragraph
+    becomes an edge, distractors included; without it, only the gold evidence triples do (an
+    optimistic graph, with no noise). ``doc_id`` is the paragraph title, ``evidence`` the sentence.
 
     Examples
     --------

@@ -1,13 +1,7 @@
 """Evaluation cases: one test question, what a correct answer must name, and its gold evidence.
 
-:class:`Case` is the unit of :func:`gaba.evaluate.run_eval` (which re-exports it as
-``gaba.evaluate.Case``); the corpora of :mod:`gaba.data` that come with questions, such as
-:func:`gaba.data.transfer.load_cases`, return them. Taught in chapter "Measuring graph against flat".
-
-Examples
---------
->>> Case("Who runs Acme?", ["ada"], "single-fact").answerable
-True
+Taught in chapter "Measuring graph against flat". :class:`Case` is the unit of
+:func:`gaba.evaluate.run_eval` (also exported as ``gaba.evaluate.Case``).
 """
 from __future__ import annotations
 
@@ -23,29 +17,25 @@ __all__ = ["KINDS", "Case"]
 class Case:
     """One evaluation question.
 
+    A passing answer to an answerable case contains every ``expected`` string (case-insensitive)
+    and does not abstain; a passing answer to an unanswerable case abstains.
+
     Parameters
     ----------
-    question : str
-        The question as the systems receive it.
     expected : list of str
-        Strings a passing answer must all contain (case-insensitive), e.g. ``["voltaic"]``.
-        Empty for unanswerable questions.
+        E.g. ``["voltaic"]``; empty for unanswerable questions.
     kind : {"single-fact", "two-hop", "three-hop", "unanswerable"}
         How many documents the answer needs (or that none holds it).
     answerable : bool, optional
-        Whether the corpus holds the answer; by default ``kind != "unanswerable"``.
+        Default ``kind != "unanswerable"``.
     id : str, optional
-        A short name; :func:`gaba.evaluate.run_eval` numbers unnamed cases ``c01``, ``c02``, ...
+        :func:`gaba.evaluate.run_eval` numbers unnamed cases ``c01``, ``c02``, ...
     evidence : sequence, optional
-        The gold supporting facts (triples, document ids...) a retriever must hand over for
-        the question to be answerable from its context; used by retrieval-only metrics.
-
-    A passing answer to an answerable case names every expected string and does not abstain;
-    a passing answer to an unanswerable case abstains.
+        Gold supporting facts (triples, document ids...), for retrieval-only metrics.
 
     Examples
     --------
-    >>> Case("Which company acquired Orchard Software?", ["northwind"], "single-fact").answerable
+    >>> Case("Who runs Acme?", ["ada"], "single-fact").answerable
     True
     """
 

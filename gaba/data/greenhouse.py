@@ -1,22 +1,8 @@
-"""The greenhouse corpus: five short fictional notes for chapter "Multi-hop from scratch".
+"""The greenhouse corpus: five short fictional notes and our own reference triples for them.
 
-Taught in chapter "Multi-hop from scratch". A humidity sensor sits in a greenhouse; Dev flags
-it as drifting, Mia recalibrates it with a multimeter. Two unrelated threads share the corpus:
-Mia's woodworking log and Priya's book club. The notes were written for this book; every
-person in them is fictional. The chapter's question needs three of the notes at once:
-"Who recalibrated the sensor that Dev flagged as drifting in the greenhouse?"
-
-The file also holds our own reading of the notes as reference triples (with the id of the
-note that states each), so the model's extraction can be checked against it.
-
-Examples
---------
->>> from gaba.data.greenhouse import load_greenhouse, load_greenhouse_triples
->>> docs = load_greenhouse()
->>> len(docs), docs[0]["id"], sorted(docs[0])
-(5, 'gh1', ['id', 'text', 'title'])
->>> ("Mia", "recalibrated", "humidity sensor") in load_greenhouse_triples()
-True
+Taught in chapter "Multi-hop from scratch". Its question needs three of the notes at once: "Who
+recalibrated the sensor that Dev flagged as drifting in the greenhouse?"; two unrelated threads
+(Mia's woodworking log, Priya's book club) share the corpus.
 """
 from __future__ import annotations
 
@@ -26,8 +12,7 @@ from functools import lru_cache
 from ..config import ASSETS
 from ..errors import DocumentError
 
-#: The corpus file: {"question", "answer", "documents": [{"id", "title", "text"}],
-#: "reference_triples": [[subject, relation, object, doc_id], ...]}.
+#: The corpus file (JSON: question, answer, documents, reference_triples).
 GREENHOUSE_PATH = ASSETS / "data" / "greenhouse" / "greenhouse.json"
 
 
@@ -52,12 +37,7 @@ def _read() -> dict:
 
 
 def load_greenhouse() -> list[dict]:
-    """The five greenhouse notes, in order, as ``{"id", "title", "text"}`` dicts.
-
-    Returns
-    -------
-    list of dict
-        A fresh list on every call, so a chapter may modify it freely.
+    """The five greenhouse notes, in order, as ``{"id", "title", "text"}`` dicts (a fresh list).
 
     Examples
     --------
@@ -70,10 +50,7 @@ def load_greenhouse() -> list[dict]:
 def load_greenhouse_triples(*, with_doc_ids: bool = False) -> list[tuple]:
     """Our hand-written reading of the notes: ``(subject, relation, object)`` triples.
 
-    Parameters
-    ----------
-    with_doc_ids : bool
-        Add a fourth element, the id of the note that states the fact.
+    ``with_doc_ids`` adds a fourth element, the id of the note that states the fact.
 
     Examples
     --------

@@ -1,17 +1,9 @@
-"""Kinship words of the family graph: a relation as a sentence, the role of each person on a path.
+"""Kinship words for the family graph: a relation as a sentence, the role of each person on a path.
 
-Taught in chapter *Multi-hop queries in a graph database*. The words belong to the relation
-vocabulary of :mod:`gaba.data.westeros` (``FATHER_OF``, ``SIBLING_OF``, ...), so they live beside
-it, in the data layer; :func:`gaba.multihop.format_paths` uses them to write paths for the model.
-
-A *path* here is anything with ``nodes``, ``rels`` and ``forward`` (a :class:`gaba.traversal.Path`):
-``nodes[i]`` -``rels[i]``- ``nodes[i+1]``, where ``forward[i]`` says the stored edge points from
+Taught in chapter *Multi-hop queries in a graph database*; :func:`gaba.multihop.format_paths`
+writes paths for the model with them. A *path* is anything with ``nodes``, ``rels`` and
+``forward`` (a :class:`gaba.traversal.Path`); ``forward[i]`` says the stored edge points from
 ``nodes[i]`` to ``nodes[i+1]``.
-
-Examples
---------
->>> relation_sentence("Rhaegar Targaryen", "FATHER_OF", "Jon Snow")
-'Rhaegar Targaryen is the father of Jon Snow.'
 """
 from __future__ import annotations
 
@@ -21,14 +13,19 @@ from .westeros import RELATIONS, is_symmetric
 
 
 def relation_sentence(source: str, relation: str, target: str) -> str:
-    """``"Rhaegar Targaryen is the father of Jon Snow."`` for one stored edge."""
+    """One stored edge as an English sentence.
+
+    Examples
+    --------
+    >>> relation_sentence("Rhaegar Targaryen", "FATHER_OF", "Jon Snow")
+    'Rhaegar Targaryen is the father of Jon Snow.'
+    """
     r = RELATIONS.get(relation)
     phrase = r.phrase if r else relation.lower().replace("_", " ")
     return f"{source} {phrase} {target}."
 
 
-#: (relation, walked forward?) -> words for the person reached: (male, female, unknown gender).
-#: "Forward" means the stored edge points from the current person to the next one.
+#: (relation, walked forward?) -> words for the person reached (male, female, unknown gender).
 ROLE_WORDS: dict[tuple[str, bool], tuple[str, str, str]] = {
     ("FATHER_OF", True): ("son", "daughter", "child"),
     ("FATHER_OF", False): ("father", "father", "father"),
@@ -48,10 +45,9 @@ ROLE_WORDS: dict[tuple[str, bool], tuple[str, str, str]] = {
 
 
 def path_roles(path: Any, genders: dict[str, str] | None = None) -> list[str]:
-    """What each person on the path is to the previous one: ``["father", "sister"]``.
+    """What each person on the path is to the previous one.
 
-    Symmetric relations read the same both ways; gendered words need ``genders``
-    (``{name: "male" | "female"}``), otherwise a neutral word is used.
+    ``genders`` (``{name: "male" | "female"}``) picks gendered words; otherwise a neutral one.
 
     Examples
     --------
@@ -63,21 +59,21 @@ def path_roles(path: Any, genders: dict[str, str] | None = None) -> list[str]:
     genders = genders or {}
     out = []
     for i, rel in enumerate(path.rels):
-        fwd = path.forward[i] or is_symmetric(rel)
-        words = ROLE_WORDS.get((rel, fwd))
-        if words is None:
-            out.append(rel.lower().replace("_", " "))
-            continue
-        g = genders.get(path.nodes[i + 1])
-        out.append(words[0] if g == "male" else words[1] if g == "female" else words[2])
+        words = ROLE_WORDS.get((rel, path.forward[i] or is_symmetric(rel)))
+        out.append(rel.lower().replace("_", " ") if words is None
+                   else _gendered(words, genders.get(path.nodes[i + 1])))
     return out
 
 
-#: (relation, walked forward?) -> the basic kin step it is, for :func:`kinship`.
+def _gendered(words: tuple[str, str, str], gender: str | None) -> str:
+    return words[0] if gender == "male" else words[1] if gender == "female" else words[2]
+
+
+# (relation, walked forward?) -> the basic kin step it is
 _KIN_STEP = {("FATHER_OF", False): "parent", ("MOTHER_OF", False): "parent",
              ("FATHER_OF", True): "child", ("MOTHER_OF", True): "child",
              ("SIBLING_OF", True): "sibling", ("MARRIED_TO", True): "spouse"}
-#: chain of kin steps -> (what the last person is to the first, what the first is to the last)
+# chain of kin steps -> (what the last person is to the first, what the first is to the last)
 _KIN_TERMS = {
     ("parent",): ("parent", "child"), ("child",): ("child", "parent"),
     ("sibling",): ("sibling", "sibling"), ("spouse",): ("spouse", "spouse"),
@@ -94,7 +90,7 @@ _KIN_TERMS = {
     ("spouse", "parent"): ("parent-in-law", "child-in-law"),
     ("child", "spouse"): ("child-in-law", "parent-in-law"),
 }
-#: kin term -> words (male, female, unknown gender)
+# kin term -> words (male, female, unknown gender)
 _KIN_WORDS = {
     "parent": ("father", "mother", "parent"), "child": ("son", "daughter", "child"),
     "sibling": ("brother", "sister", "sibling"), "spouse": ("husband", "wife", "spouse"),
@@ -113,10 +109,10 @@ _KIN_WORDS = {
 
 
 def kinship(path: Any, genders: dict[str, str] | None = None) -> tuple[str, str] | None:
-    """The kinship words of a family path: (what the end is to the start, what the start is to the end).
+    """(What the end of a family path is to its start, what the start is to the end), or None.
 
-    Only chains of parent, child, sibling and spouse steps that English names in one word or
-    two are covered (aunt, cousin, sister-in-law, ...); anything else gives None.
+    Only chains of parent, child, sibling and spouse steps that English names in a word or two
+    (aunt, cousin, sister-in-law, ...) have words.
 
     Examples
     --------
@@ -125,19 +121,11 @@ def kinship(path: Any, genders: dict[str, str] | None = None) -> tuple[str, str]
     >>> kinship(p, {"Jon Snow": "male", "Daenerys Targaryen": "female"})
     ('aunt', 'nephew')
     """
-    steps = []
-    for rel, fwd in zip(path.rels, path.forward):
-        step = _KIN_STEP.get((rel, fwd or is_symmetric(rel)))
-        if step is None:
-            return None
-        steps.append(step)
-    terms = _KIN_TERMS.get(tuple(steps))
+    steps = tuple(_KIN_STEP.get((rel, fwd or is_symmetric(rel)))
+                  for rel, fwd in zip(path.rels, path.forward))
+    terms = _KIN_TERMS.get(steps)
     if terms is None:
         return None
     genders = genders or {}
-
-    def word(term, person):
-        g = genders.get(person)
-        w = _KIN_WORDS[term]
-        return w[0] if g == "male" else w[1] if g == "female" else w[2]
-    return word(terms[0], path.nodes[-1]), word(terms[1], path.nodes[0])
+    return (_gendered(_KIN_WORDS[terms[0]], genders.get(path.nodes[-1])),
+            _gendered(_KIN_WORDS[terms[1]], genders.get(path.nodes[0])))

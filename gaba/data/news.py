@@ -1,21 +1,8 @@
-"""The book's news corpus (14 fictional snippets), its gold triples and aliases, and a loader
-for a reader's own documents.
+"""The book's news corpus (14 fictional snippets), its gold triples and aliases, and a loader for
+a reader's own documents.
 
-Taught in chapter "From text to a knowledge graph". The corpus lives in
-``assets/data/kg/`` and was written for this book: every company and person in it is
-fictional. Each snippet states one to three facts; no snippet states a two-hop chain, so a
+Taught in chapter "From text to a knowledge graph". No snippet states a two-hop chain, so a
 question such as "who competes with Kestrel's battery supplier?" needs two documents.
-
-Examples
---------
->>> from gaba.data.news import load_documents, load_gold_triples
->>> docs = load_documents()
->>> len(docs), docs[0]["id"], sorted(docs[0])
-(14, 'n01', ['date', 'id', 'text', 'title'])
->>> load_documents(["Aurora supplies Kestrel.", "Voltaic competes with Aurora."])[1]["id"]
-'d02'
->>> len(load_gold_triples())
-20
 """
 from __future__ import annotations
 
@@ -23,6 +10,7 @@ import json
 import os
 import unicodedata
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -74,8 +62,7 @@ def _one(item: Any, index: int, width: int) -> dict:
     if not isinstance(doc["text"], str):
         raise DocumentError(f"document {doc['id']!r} has text of type {type(doc['text']).__name__}, "
                             "not a string.")
-    # One spelling per name: NFD "Zoe\u0308" (as some editors and macOS file names write it) and NFC
-    # "Zo\u00eb" become the same string, so entity names from different documents match.
+    # NFD "Zoe\u0308" (macOS file names) and NFC "Zo\u00eb" become one string, so names match
     for field in ("id", "title", "text"):
         if isinstance(doc[field], str):
             doc[field] = unicodedata.normalize("NFC", doc[field])
@@ -111,8 +98,7 @@ def _read_text(p: Path) -> str:
 
 
 def _from_folder(folder: Path) -> list[dict]:
-    """The ``.txt``/``.md`` files under ``folder``; symbolic links are skipped with a warning
-    (a link could pull in any file on the machine, or loop)."""
+    """The ``.txt``/``.md`` files under ``folder``, skipping symbolic links (they could loop)."""
     files: list[Path] = []
     links: list[str] = []
     for root, dirs, names in os.walk(folder, followlinks=False):
@@ -138,10 +124,7 @@ def _from_folder(folder: Path) -> list[dict]:
         extra = f" (skipped {len(links)} symbolic link(s))" if links else ""
         raise DocumentError(f"{folder} holds no {' or '.join(TEXT_SUFFIXES)} files{extra}.")
     # id = path without suffix; when two files differ only by suffix (x.txt, x.md), keep it
-    stems: dict[str, int] = {}
-    for p in files:
-        stem = p.relative_to(folder).with_suffix("").as_posix()
-        stems[stem] = stems.get(stem, 0) + 1
+    stems = Counter(p.relative_to(folder).with_suffix("").as_posix() for p in files)
     items = []
     for p in files:
         rel = p.relative_to(folder)
@@ -159,27 +142,13 @@ def _from_text_file(path: Path) -> list[dict]:
 def load_documents(source: Any = None) -> list[dict]:
     """Load documents as a list of ``{"id", "title", "date", "text"}`` dicts.
 
-    Taught in chapter "From text to a knowledge graph".
-
-    Parameters
-    ----------
-    source : None, list, str or Path, optional
-        ``None`` (default): the book's 14 news snippets. A list of strings (ids ``d01``,
-        ``d02``, ... are assigned) or of dicts with ``"text"`` and optionally ``"id"``,
-        ``"title"``, ``"date"``. A path to a JSON file holding such a list, to a single
-        ``.txt``/``.md`` file (one document), or to a folder whose ``.txt``/``.md`` files are
-        the documents (id = path without suffix, or with it when ``x.txt`` and ``x.md`` are both
-        there; symbolic links are skipped with a warning). Text, ids and titles are normalised
-        to Unicode NFC, so the same name typed two ways is one name.
-
-    Returns
-    -------
-    list of dict
-
-    Raises
-    ------
-    DocumentError
-        The source is missing, empty, not text, has a document without text, or repeats an id.
+    ``source`` is ``None`` (the book's 14 news snippets); a list of strings (given ids ``d01``,
+    ``d02``, ...) or of dicts with ``"text"`` and optional ``"id"``, ``"title"``, ``"date"``; or
+    the path of a JSON file holding such a list, of one ``.txt``/``.md`` file, or of a folder of
+    them (id = path without suffix, or with it when ``x.txt`` and ``x.md`` are both there;
+    symbolic links are skipped with a warning). Text, ids and titles are normalised to Unicode
+    NFC, so the same name typed two ways is one name. Raises ``DocumentError`` for a missing or
+    empty source, a document without text, or a repeated id.
 
     Examples
     --------
@@ -202,7 +171,7 @@ def load_documents(source: Any = None) -> list[dict]:
             raise DocumentError(f"{path} holds a JSON {type(data).__name__}; expected a list of "
                                 'strings or of {"id", "text"} objects.')
         return _normalise(data)
-    if isinstance(source, (bytes, bytearray)) or isinstance(source, Mapping):
+    if isinstance(source, (bytes, bytearray, Mapping)):
         raise DocumentError(f"cannot read documents from a {type(source).__name__}; give a list of "
                             "strings, a list of dicts, or a path.")
     try:
@@ -216,9 +185,8 @@ def load_documents(source: Any = None) -> list[dict]:
 def load_gold_triples() -> list[dict]:
     """The hand-written gold triples of the news corpus.
 
-    Taught in chapter "From text to a knowledge graph". Each is a dict with ``subject``,
-    ``relation``, ``object`` (canonical names), ``doc_id`` and ``evidence`` (a sentence copied
-    verbatim from that document).
+    Each is a dict with ``subject``, ``relation``, ``object`` (canonical names), ``doc_id`` and
+    ``evidence`` (a sentence copied verbatim from that document).
 
     Examples
     --------
@@ -230,8 +198,6 @@ def load_gold_triples() -> list[dict]:
 
 def load_gold_aliases() -> dict[str, str]:
     """The hand-written alias table of the news corpus: short form in the text -> canonical name.
-
-    Taught in chapter "From text to a knowledge graph".
 
     Examples
     --------

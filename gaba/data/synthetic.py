@@ -1,47 +1,16 @@
 """A generator of fictional company news with planted two-hop chains, for scaling experiments.
 
-Taught in chapter "Retrieval that stays sharp at scale" (and reused by "Measuring graph against
-flat"). Everything is produced by code from templates, with no model call, so a corpus of
-14,000 documents takes a second or two and its gold triples are exact.
-
-The corpus is a stream of short news items (supply deals, rivalries, funding rounds, board seats,
-chief executives, acquisitions, partnerships, foundings, and plain company news with no
-relational fact). Into it we plant *chains*: two facts in two different documents that together
-answer a question such as "Who competes with Alderbrook Motors' battery cell supplier?".
-No document states both hops, and the generator keeps each answer unique (the start company has
-one supplier of that product, the supplier one rival, and so on).
-
-Entity popularity follows a Zipf law, so at large sizes a few *hub* companies collect hundreds of
-facts. The chains start at hubs: that is what makes a naive context budget (the first 30 facts in
-hop order) fail at scale. The cast (companies, people, popularity) is
-:mod:`gaba.data.synthetic_world`, the wording of the news items :mod:`gaba.data.synthetic_text`.
-
-API (stable; other chapters rely on it):
-
-- :func:`make_scaling_corpus` ``(n_docs, *, n_questions=50, seed=0) -> ScalingCorpus``;
-- :class:`ScalingCorpus` with ``documents``, ``triples``, ``questions``, ``aliases`` and
-  :meth:`ScalingCorpus.to_graph`;
-- :class:`ChainQuestion` records, whose gold facts are :class:`gaba.data.triple.Triple`.
-
-Corpora are *nested*: for the same seed and ``n_questions``, the documents of a smaller corpus are
-a subset of a larger one's (same ids, same text), so embeddings computed for one size are reused
-by every other size.
-
-Examples
---------
->>> from gaba.data.synthetic import make_scaling_corpus
->>> c = make_scaling_corpus(140, n_questions=10)
->>> len(c.documents), len(c.questions)
-(140, 10)
->>> q = c.questions[0]
->>> len(q.facts), q.facts[0].doc_id != q.facts[1].doc_id
-(2, True)
+Taught in chapter "Retrieval that stays sharp at scale". Code writes every document from templates
+(no model call), so 14,000 documents take a second or two and the gold triples are exact. The
+chains start at hub companies (popularity is Zipf-distributed): that is what makes a naive context
+budget fail at scale. The cast is :mod:`gaba.data.synthetic_world`, the wording
+:mod:`gaba.data.synthetic_text`.
 """
 from __future__ import annotations
 
 import dataclasses
 import random
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterator
 
 from .synthetic_text import possessive, write_document
@@ -57,15 +26,15 @@ RELATIONS = ("SUPPLIES_TO", "COMPETES_WITH", "INVESTS_IN", "BOARD_MEMBER_OF", "C
 
 @dataclasses.dataclass(frozen=True)
 class ChainQuestion:
-    """A planted multi-hop question and the gold facts it needs (one per hop, each in its own document)."""
+    """A planted multi-hop question and its gold facts (one per hop, each in its own document)."""
 
     id: str                       # "q000", "q001", ...
-    question: str                 # the question text
+    question: str
     answer: str                   # the answer entity (a node name)
-    start: str                    # the entity the question names (a node name)
+    start: str                    # the entity the question names
     bridge: str                   # the entity the first hop reaches
     kind: str                     # template name, e.g. "supplier_competitor"
-    facts: tuple[Triple, ...]     # gold facts in hop order
+    facts: tuple[Triple, ...]     # in hop order
 
     @property
     def doc_ids(self) -> tuple[str, ...]:
@@ -77,18 +46,9 @@ class ChainQuestion:
 class ScalingCorpus:
     """A generated corpus: documents, their exact gold triples, planted questions and aliases.
 
-    Attributes
-    ----------
-    documents : list of dict
-        ``{"id", "title", "date", "text"}``, sorted by date then id.
-    triples : dict
-        Document id -> list of :class:`Triple` stated in that document (possibly empty).
-    questions : list of ChainQuestion
-        The planted two-hop questions (at most ``n_docs // 2`` of them for tiny corpora).
-    aliases : dict
-        Entity name -> short names that unambiguously refer to it (``"Alderbrook"``).
-    seed : int
-        The seed that produced it.
+    ``documents`` (``{"id", "title", "date", "text"}``) are sorted by date then id; ``triples``
+    maps a document id to the :class:`Triple` records it states (possibly none); ``aliases`` maps
+    an entity to the short names that name only it (``"Alderbrook"``).
     """
 
     documents: list[dict]
@@ -102,11 +62,10 @@ class ScalingCorpus:
         return [t for d in self.documents for t in self.triples[d["id"]]]
 
     def to_graph(self):
-        """The knowledge graph of the gold triples, in the book's graph format.
+        """The gold triples as a graph in the book's format (a ``networkx.MultiDiGraph``).
 
-        A ``networkx.MultiDiGraph``: one edge per distinct ``(subject, relation, object)`` with the
-        relation as edge key and attributes ``relation``, ``doc_id``, ``evidence`` (of the first
-        document that states it); every node has an ``aliases`` list.
+        One edge per distinct ``(subject, relation, object)``, keyed by relation, with the
+        ``doc_id`` and ``evidence`` of the first document that states it.
 
         Examples
         --------
@@ -127,11 +86,8 @@ class ScalingCorpus:
 
     def summary(self) -> dict:
         """Counts: documents, triples, questions, entities, and the largest entity degree."""
-        deg: dict[str, int] = defaultdict(int)
         triples = self.all_triples()
-        for t in triples:
-            deg[t.subject] += 1
-            deg[t.object] += 1
+        deg = Counter(x for t in triples for x in (t.subject, t.object))
         return {"documents": len(self.documents), "triples": len(triples),
                 "questions": len(self.questions), "entities": len(deg),
                 "max_degree": max(deg.values(), default=0)}
@@ -153,11 +109,9 @@ class _Builder:
     def __init__(self, world: World, seed: int):
         self.w = world
         self.seed = seed
-        # reserved: keys that distractors must not touch (keeps planted answers unique)
-        self.reserved: set[tuple] = set()
+        self.reserved: set[tuple] = set()  # keys distractors must not touch
         self.ceo: dict[str, str] = {}      # company -> its CEO (one each)
 
-    # -- planted questions ------------------------------------------------------------------
     def plant(self, n_questions: int) -> list[tuple[ChainQuestion, list[dict], list[list[Triple]]]]:
         rng = random.Random(f"gaba-synthetic-questions-{self.seed}")
         planted = []
@@ -193,7 +147,7 @@ class _Builder:
                 if (x, sector) in used_pairs:
                     continue
                 candidates = [c for c in self.w.by_sector[sector] if c.name not in taken_bridges]
-                # bridges come from the less popular half of the sector
+                # bridges: not from the most popular third of the sector
                 candidates = sorted(candidates, key=lambda c: -c.weight)[len(candidates) // 3:]
                 if not candidates:
                     continue
@@ -241,7 +195,6 @@ class _Builder:
             i += 1
         return planted
 
-    # -- distractors -----------------------------------------------------------------------
     def distractors(self) -> Iterator[tuple[dict, list[Triple]]]:
         """An endless, deterministic stream of distractor documents (a prefix of it is used)."""
         rng = random.Random(f"gaba-synthetic-stream-{self.seed}")
@@ -293,9 +246,7 @@ class _Builder:
         if ("person", p) in R:
             return None
         x = self.w.company(rng)
-        if kind == "BOARD_MEMBER_OF":
-            return write_document(doc_id, doc_rng, kind, p, x.name)
-        if kind == "FOUNDED":
+        if kind in ("BOARD_MEMBER_OF", "FOUNDED"):
             return write_document(doc_id, doc_rng, kind, p, x.name)
         # CEO_OF: one chief executive per company; sometimes a second fact (a board seat)
         if x.name in self.ceo or ("CEO_OF", x.name) in R:
@@ -310,45 +261,20 @@ class _Builder:
 
 
 def make_scaling_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) -> ScalingCorpus:
-    """Generate a fictional company-news corpus with planted two-hop questions.
+    """Generate ``n_docs`` documents of fictional company news with planted two-hop questions.
 
-    Taught in chapter "Retrieval that stays sharp at scale".
-
-    Parameters
-    ----------
-    n_docs : int
-        Number of documents (at least 2). The corpus holds the planted chain documents
-        (two per question) plus distractors up to ``n_docs``.
-    n_questions : int, optional (default 50)
-        Number of planted questions. A corpus too small to hold them all holds the first
-        ``n_docs // 2`` (so 14 documents carry 7 questions and no distractors).
-    seed : int, optional (default 0)
-        Everything (names, popularity, questions, distractors, dates) follows from it.
-
-    Returns
-    -------
-    ScalingCorpus
-
-    Raises
-    ------
-    ValueError
-        If ``n_docs < 2`` or ``n_questions < 1`` (or either is not an int).
-
-    Notes
-    -----
-    Deterministic: the same arguments give the same corpus, byte for byte. Nested: for one
-    ``seed`` and ``n_questions``, a smaller corpus is a subset of a larger one. Popularity is
-    Zipf-distributed, so at 14,000 documents the hub companies the questions start from have
-    hundreds of facts within two hops. The answer to each planted question is unique in the
-    corpus, and no document states both of its facts.
+    The chain documents (two per question) come first, then distractors; a corpus too small for
+    ``n_questions`` keeps the first ``n_docs // 2`` (14 documents carry 7). The same arguments give
+    the same corpus, byte for byte, and for one ``seed`` and ``n_questions`` a smaller corpus is a
+    subset of a larger one (so embeddings are reused across sizes). Each planted answer is unique,
+    and no document states both of its facts. Raises ``ValueError`` if ``n_docs < 2`` or
+    ``n_questions < 1`` (or either is not an int).
 
     Examples
     --------
-    >>> c = make_scaling_corpus(1400, seed=1)
-    >>> c.summary()["documents"], len(c.questions)
-    (1400, 50)
-    >>> c.questions[0].question.endswith("?")
-    True
+    >>> c = make_scaling_corpus(140, n_questions=10)
+    >>> len(c.documents), len(c.questions)
+    (140, 10)
     """
     for name, value, low in (("n_docs", n_docs, 2), ("n_questions", n_questions, 1)):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -362,6 +288,12 @@ def make_scaling_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) ->
     world = World(seed)
     builder = _Builder(world, seed)
     planted = builder.plant(n_questions)       # all of them: reservations do not depend on n_docs
+    return _assemble(planted, builder.distractors(), n_docs, n_questions, world.aliases, seed)
+
+
+def _assemble(planted: list, stream: Iterator, n_docs: int, n_questions: int,
+              aliases: dict[str, list[str]], seed: int) -> ScalingCorpus:
+    """The documents of the questions that fit, then distractors from ``stream`` up to ``n_docs``."""
     kept = planted[: min(n_questions, n_docs // 2)]
     documents: list[dict] = []
     triples: dict[str, list[Triple]] = {}
@@ -369,13 +301,11 @@ def make_scaling_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) ->
         for d, ts in zip(docs, doc_triples):
             documents.append(d)
             triples[d["id"]] = ts
-    stream = builder.distractors()
     while len(documents) < n_docs:
         d, ts = next(stream)
         documents.append(d)
         triples[d["id"]] = ts
     documents.sort(key=lambda d: (d["date"], d["id"]))
-    names = {t.subject for ts in triples.values() for t in ts} | {t.object for ts in triples.values() for t in ts}
-    aliases = {n: list(a) for n, a in world.aliases.items() if n in names}
-    return ScalingCorpus(documents=documents, triples=triples,
-                         questions=[q for q, _, _ in kept], aliases=aliases, seed=seed)
+    names = {x for ts in triples.values() for t in ts for x in (t.subject, t.object)}
+    return ScalingCorpus(documents=documents, triples=triples, questions=[q for q, _, _ in kept],
+                         aliases={n: list(a) for n, a in aliases.items() if n in names}, seed=seed)

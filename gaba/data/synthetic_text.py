@@ -1,14 +1,6 @@
 """How the scaling corpus's news items read: templates, filler sentences, dates.
 
-Used by :mod:`gaba.data.synthetic`: :func:`write_document` turns one fact (or plain news about
-a company) into a short news item and the gold :class:`~gaba.data.triple.Triple` it states.
-
-Examples
---------
->>> import random
->>> doc, triples = write_document("d1", random.Random(0), "ACQUIRED", "Alderbrook Motors", "Fenwick Metals")
->>> triples[0].as_tuple(), doc["text"].startswith(("Alderbrook Motors", "Fenwick Metals"))
-(('Alderbrook Motors', 'ACQUIRED', 'Fenwick Metals'), True)
+Used by :mod:`gaba.data.synthetic`; :func:`write_document` turns one fact into a news item.
 """
 from __future__ import annotations
 
@@ -97,9 +89,17 @@ def _filler(rng: random.Random, a: str) -> str:
 def write_document(doc_id: str, rng: random.Random, relation: str | None, a: str, b: str,
                    product: str = "", extra: list[tuple[str, str, str, str]] | None = None
                    ) -> tuple[dict, list[Triple]]:
-    """One news item stating ``a -[relation]-> b`` (plain news about ``a`` when ``relation`` is None),
-    and its triples; ``extra`` adds ``(relation, subject, object, sentence)`` facts. All randomness
-    comes from ``rng``."""
+    """A news item stating ``a -[relation]-> b`` (news about ``a`` if no relation), and its triples.
+
+    ``extra`` adds ``(relation, subject, object, sentence)`` facts; all randomness comes from ``rng``.
+
+    Examples
+    --------
+    >>> import random
+    >>> doc, triples = write_document("d1", random.Random(0), "ACQUIRED", "Alderbrook", "Fenwick")
+    >>> triples[0].as_tuple()
+    ('Alderbrook', 'ACQUIRED', 'Fenwick')
+    """
     region = rng.choice(_REGIONS)
     if relation is None:
         title, sent = rng.choice(_PLAIN_NEWS)

@@ -1,8 +1,7 @@
 """The cast of the scaling corpus: company names, sectors and products, people, popularity.
 
-Used by :mod:`gaba.data.synthetic`. A :class:`World` follows from a seed: companies named
-``"<first part><second part> <sector suffix>"`` with Zipf-like popularity weights, people, and
-the one-word aliases that name a single company. None of the news corpus's names.
+Used by :mod:`gaba.data.synthetic`. A :class:`World` follows from a seed; it shares no name with
+the news corpus.
 
 Examples
 --------
@@ -15,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 __all__ = ["World", "Company", "SUPPLIER_SECTORS"]
 
@@ -27,7 +26,7 @@ Mill Moss North Oak Onyx Pine Quarry Raven Red Ridge River Rock Rowan Sable Sand
 Slate Sparrow Star Stone Sun Thorn Timber Tern West Willow Wind Wren Yarrow""".split()
 _NAME_SECOND = """brook field gate haven hill holt mere moor ridge stead wick wood ford line mark
 port vale well worth crest dale fen shore""".split()
-#: How many name prefixes the world uses (each names 1 to 4 companies).
+# How many name prefixes the world uses (each names 1 to 4 companies).
 _N_PREFIXES = 1200
 
 #: Supplier sector -> (name suffixes, product phrase used in text, product word used in questions).
@@ -123,16 +122,12 @@ class World:
         self.people = people[:3000]
         self.person_weight = [1.0 / (r + 50) ** 0.5 for r in range(len(self.people))]
         # aliases: the first word of the name, when only one company uses it
-        count: dict[str, int] = defaultdict(int)
-        for c in companies:
-            count[c.name.split(" ", 1)[0]] += 1
+        count = Counter(c.name.split(" ", 1)[0] for c in companies)
         self.aliases = {c.name: [c.name.split(" ", 1)[0]] for c in companies
                         if count[c.name.split(" ", 1)[0]] == 1}
-        # hubs: the most popular customers
         self.hubs = sorted(self.by_role["customer"], key=lambda c: -c.weight)
         self._pools: dict[tuple, _Pool] = {}
 
-    # -- picking entities, by popularity ----------------------------------------------------
     def company(self, rng: random.Random, role: str | None = None, sector: str | None = None) -> Company:
         key = ("sector", sector) if sector else ("role", role)
         if key not in self._pools:
@@ -147,11 +142,10 @@ class World:
         return self._pools[("people", None)].draw(rng)
 
     def fresh_person(self, rng: random.Random, taken: set[str]) -> str:
-        # people from the unpopular tail, so planted people have few other facts
+        """A person not in ``taken`` (added to it), from the unpopular half: few other facts."""
         tail = self.people[len(self.people) // 2:]
         while True:
             p = rng.choice(tail)
             if p not in taken:
                 taken.add(p)
-
                 return p

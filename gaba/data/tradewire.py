@@ -1,44 +1,20 @@
 """A second scaling generator: a commodity trade wire, written apart from the book's company news.
 
-Taught in chapter "Retrieval that stays sharp at scale". :mod:`gaba.data.synthetic` writes the
-book's company news, whose relation names (``SUPPLIES_TO``, ``COMPETES_WITH``) are the ones the
-book's extraction schema uses. A ranker tuned on that corpus could lean on those names. This
-generator describes another trade (growers, mills and packers that ship commodities to food and
-drink makers, the funds behind them, the people who run them) with another naming style:
-open lowercase predicates such as ``ships_cocoa_to``, ``rivals``, ``bankrolled``,
-``managed_by``, ``took_over``, evidence sentences in wire style ("Under a 3-year agreement,
-Brindlemore Farms is the cocoa provider for Quenwick Confections."), and questions worded
-unlike either ("Which financier put money into the business that provides Quenwick
-Confections with cocoa?").
-
-It plants near misses on purpose: the maker a question starts from also takes *another*
-commodity from another supplier, and that supplier has the same kind of second-hop fact (its
-own rival, backer, manager or buyer). A ranker that reads "ships ... to" and "rivals" but not
-*which* commodity keeps the wrong chain.
-
-The output has the same shape as the book's generator (:class:`gaba.data.synthetic.ScalingCorpus`
-of :class:`~gaba.data.triple.Triple` and :class:`~gaba.data.synthetic.ChainQuestion`), so
-:func:`gaba.scaling.scaling_experiment` runs on either (``generator=make_trade_corpus``). Corpora
-are deterministic under the seed and nested: a smaller corpus is a subset of a larger one.
-
-Examples
---------
->>> c = make_trade_corpus(140, n_questions=10)
->>> len(c.documents), len(c.questions)
-(140, 10)
->>> q = c.questions[0]
->>> q.facts[0].relation.startswith("ships_"), q.facts[0].doc_id != q.facts[1].doc_id
-(True, True)
+Taught in chapter "Retrieval that stays sharp at scale". A ranker tuned on :mod:`gaba.data.synthetic`
+could lean on its relation names; this corpus has other ones (``ships_cocoa_to``, ``rivals``,
+``bankrolled``, ...), wire-style sentences, other question wordings, and planted near misses (the
+start company's *other* supplier, with the same kind of second-hop fact). Its output has the same
+shape, so :func:`gaba.scaling.scaling_experiment` runs on either (``generator=make_trade_corpus``).
 """
 from __future__ import annotations
 
 import datetime as _dt
 import itertools
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from .synthetic import ChainQuestion, ScalingCorpus
+from .synthetic import ChainQuestion, ScalingCorpus, _assemble
 from .triple import Triple
 
 __all__ = ["make_trade_corpus", "COMMODITIES", "QUESTION_KINDS"]
@@ -140,9 +116,7 @@ class _World:
                        for name, items in (("suppliers", self.suppliers), ("people", self.people),
                                            ("funds", self.funds))}
         self.companies = self.makers + self.suppliers
-        first = defaultdict(int)
-        for n in self.makers + self.suppliers + self.funds + self.insurers:
-            first[n.split()[0]] += 1
+        first = Counter(n.split()[0] for n in self.makers + self.suppliers + self.funds + self.insurers)
         self.aliases = {n: [n.split()[0]] for n in self.makers if first[n.split()[0]] == 1}
 
     def maker(self, rng):
@@ -165,7 +139,7 @@ class _Writer:
         self.reserved: set[tuple] = set()
         self.manager: dict[str, str] = {}
 
-    def _fact(self, rng, family, a, b, commodity=None) -> Triple:
+    def _fact(self, rng, family, a, b, commodity=None) -> tuple[str, str, str, str]:
         c = COMMODITIES[commodity][1] if commodity else ""
         text = rng.choice(_SAY[family]).format(a=a, b=b, c=c, n=rng.randint(2, 6), place=rng.choice(_PLACES),
                                                year=rng.randint(2009, 2022))
@@ -187,7 +161,6 @@ class _Writer:
         doc = {"id": doc_id, "title": title, "date": day.isoformat(), "text": lead + " ".join(sentences)}
         return doc, [Triple(a, r, b, doc_id, ev) for a, r, b, ev in facts]
 
-    # -- planted chains -----------------------------------------------------------------
     def plant(self, n_questions: int):
         rng = random.Random(f"gaba-tradewire-questions-{self.seed}")
         w = self.w
@@ -265,7 +238,6 @@ class _Writer:
         owner = owner if owner != x else w.makers[-1]
         return ("took_over", owner, s, None), owner
 
-    # -- distractors ----------------------------------------------------------------------
     def stream(self, nearby) -> Iterator[tuple[dict, list[Triple]]]:
         """Near-miss documents first, then an endless deterministic stream of distractors."""
         i = 0
@@ -341,34 +313,16 @@ class _Writer:
 
 
 def make_trade_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) -> ScalingCorpus:
-    """Generate a commodity trade wire with planted two-hop questions and near-miss distractors.
+    """Generate ``n_docs`` documents of a commodity trade wire with planted two-hop questions.
 
-    Taught in chapter "Retrieval that stays sharp at scale".
-
-    Parameters
-    ----------
-    n_docs : int
-        Number of documents (at least 2): two per planted question, then the near-miss
-        documents (two per question), then distractors.
-    n_questions : int, optional (default 50)
-        Planted questions; a corpus too small for all of them keeps the first ``n_docs // 2``.
-    seed : int, optional (default 0)
-        Names, popularity, questions and distractors all follow from it.
-
-    Returns
-    -------
-    gaba.data.synthetic.ScalingCorpus
-
-    Raises
-    ------
-    ValueError
-        ``n_docs < 2``, ``n_questions < 1``, or an argument that is not an int.
+    As :func:`gaba.data.synthetic.make_scaling_corpus` (same checks, nested and deterministic
+    corpora); the near-miss documents, two per question, come before the other distractors.
 
     Examples
     --------
-    >>> c = make_trade_corpus(1400, seed=1)
-    >>> c.summary()["documents"], sorted({q.kind for q in c.questions}) == sorted(QUESTION_KINDS)
-    (1400, True)
+    >>> c = make_trade_corpus(140, n_questions=10)
+    >>> len(c.documents), c.questions[0].facts[0].relation.startswith("ships_")
+    (140, True)
     """
     for name, value, low in (("n_docs", n_docs, 2), ("n_questions", n_questions, 1), ("seed", seed, None)):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -378,19 +332,4 @@ def make_trade_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) -> S
     world = _World(seed)
     writer = _Writer(world, seed)
     planted, nearby = writer.plant(n_questions)     # all of them: reservations do not depend on n_docs
-    kept = planted[: min(n_questions, n_docs // 2)]
-    documents, triples = [], {}
-    for _, docs, doc_triples in kept:
-        for d, ts in zip(docs, doc_triples):
-            documents.append(d)
-            triples[d["id"]] = ts
-    stream = writer.stream(nearby)
-    while len(documents) < n_docs:
-        d, ts = next(stream)
-        documents.append(d)
-        triples[d["id"]] = ts
-    documents.sort(key=lambda d: (d["date"], d["id"]))
-    names = {x for ts in triples.values() for t in ts for x in (t.subject, t.object)}
-    aliases = {n: list(a) for n, a in world.aliases.items() if n in names}
-    return ScalingCorpus(documents=documents, triples=triples, questions=[q for q, _, _ in kept],
-                         aliases=aliases, seed=seed)
+    return _assemble(planted, writer.stream(nearby), n_docs, n_questions, world.aliases, seed)

@@ -1,26 +1,9 @@
-"""Transfer collections: small corpora in domains unlike the book's company news, to measure
-whether Graph RAG carries over to other kinds of text.
+"""Transfer collections: small corpora unlike the book's company news, with their questions.
 
-Four collections were written for this book and are entirely fictional (``academia``,
-``sport``, ``history``, ``film_books``); each has 10 to 12 short documents, hand-written gold
-triples and at least 9 questions (single-fact, two-hop, three-hop and unanswerable). A fifth,
-``wikipedia``, holds 30 real paragraphs and 10 bridge questions from HotpotQA (CC BY-SA 4.0)
-and 2WikiMultihopQA (Apache-2.0), plus 2 unanswerable questions written for the book. The
-files live in ``assets/data/transfer/``; its README describes them.
-
-As in the news corpus, the facts of a multi-hop chain sit in different documents, and no
-document names both a question's start entity and its answer.
-
-Examples
---------
->>> from gaba.data.transfer import COLLECTIONS, load_collection, load_cases
->>> COLLECTIONS
-('academia', 'sport', 'history', 'film_books')
->>> docs = load_collection("history")
->>> docs[0]["id"], sorted(docs[0])
-('hi01', ['date', 'id', 'text', 'title'])
->>> sorted({c.kind for c in load_cases("history")})
-['single-fact', 'three-hop', 'two-hop', 'unanswerable']
+Four fictional collections (10 to 12 documents, gold triples, at least 9 questions each) and
+``wikipedia``: 30 real paragraphs with 10 bridge questions from HotpotQA and 2WikiMultihopQA and
+2 unanswerable ones. As in the news corpus, the facts of a chain sit in different documents.
+Files and licences: ``assets/data/transfer/README.md``.
 """
 from __future__ import annotations
 
@@ -51,20 +34,9 @@ def _cases(rows: list[dict]) -> list[Case]:
 
 
 def load_collection(name: str) -> list[dict]:
-    """The documents of one collection, as ``{"id", "title", "date", "text"}`` dicts.
+    """The documents of collection ``name`` (one of :data:`COLLECTIONS`, or ``"wikipedia"``).
 
-    Read with :func:`gaba.data.news.load_documents`, so the same checks apply (non-empty
-    text, unique ids).
-
-    Parameters
-    ----------
-    name : str
-        One of :data:`COLLECTIONS`, or ``"wikipedia"``.
-
-    Raises
-    ------
-    DocumentError
-        ``name`` is not a collection; the message lists the valid names.
+    Read with :func:`gaba.data.news.load_documents`; an unknown ``name`` raises ``DocumentError``.
 
     Examples
     --------
@@ -75,11 +47,9 @@ def load_collection(name: str) -> list[dict]:
 
 
 def load_gold(name: str) -> list[dict]:
-    """The hand-written gold triples of a fictional collection.
+    """The hand-written gold triples of a fictional collection, as dicts.
 
-    Each is a dict with ``subject``, ``relation`` (lowercase snake_case), ``object``
-    (canonical names without titles), ``doc_id`` and ``evidence`` (the sentence, copied
-    verbatim from that document). The ``wikipedia`` collection has none.
+    ``relation`` is lowercase snake_case; ``evidence`` is copied verbatim from document ``doc_id``.
 
     Examples
     --------
@@ -92,8 +62,7 @@ def load_gold(name: str) -> list[dict]:
 def load_cases(name: str) -> list[Case]:
     """The questions of a collection as :class:`gaba.data.cases.Case` objects.
 
-    ``evidence`` holds the gold triples ``(subject, relation, object)`` the answer needs
-    (empty for unanswerable questions and for the ``wikipedia`` collection).
+    Each ``evidence`` holds the gold triples the answer needs (none for ``wikipedia``).
 
     Examples
     --------
@@ -107,8 +76,7 @@ def load_cases(name: str) -> list[Case]:
 def load_pooled() -> tuple[list[dict], list[Case]]:
     """The four fictional collections pooled into one corpus: ``(documents, cases)``.
 
-    Document ids carry a per-collection prefix (``ac``, ``sp``, ``hi``, ``fb``), so they stay
-    unique; pooling makes every collection a distractor for the others.
+    Every collection is a distractor for the others; ids keep their per-collection prefix.
 
     Examples
     --------
@@ -124,8 +92,7 @@ def load_pooled() -> tuple[list[dict], list[Case]]:
 def load_wikipedia() -> tuple[list[dict], list[Case]]:
     """The real Wikipedia paragraphs and their 12 questions: ``(documents, cases)``.
 
-    Ten bridge questions come from HotpotQA and 2WikiMultihopQA (with their two supporting
-    paragraphs and one distractor each); two unanswerable questions were written for the book.
+    Each of the 10 bridge questions comes with its two supporting paragraphs and one distractor.
 
     Examples
     --------

@@ -1,8 +1,7 @@
 """A fact with its provenance: the one record type of extracted and generated triples.
 
-Taught in chapter "From text to a knowledge graph". :mod:`gaba.extract` produces them from text
-(with the model's verb and the entity types), :mod:`gaba.data.synthetic` generates them as gold
-facts; both are the same :class:`Triple`.
+Taught in chapter "From text to a knowledge graph"; :mod:`gaba.extract` and
+:mod:`gaba.data.synthetic` both produce :class:`Triple` records.
 """
 from __future__ import annotations
 
@@ -18,10 +17,8 @@ class Triple:
     Examples
     --------
     >>> t = Triple("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors", "n01", "Aurora ...")
-    >>> t.as_tuple()
+    >>> t.fact
     ('Aurora Cell Works', 'SUPPLIES_TO', 'Kestrel Motors')
-    >>> t.fact == t.as_tuple()
-    True
     """
 
     subject: str
@@ -37,7 +34,7 @@ class Triple:
         """``(subject, relation, object)``."""
         return (self.subject, self.relation, self.object)
 
-    #: The ``(subject, relation, object)`` tuple, as ``gaba.graph.gather_facts`` returns it.
+    #: ``(subject, relation, object)``, as ``gaba.graph.gather_facts`` returns it.
     fact = property(as_tuple)
 
     def __str__(self) -> str:

@@ -1,32 +1,9 @@
 """The family graph of the great houses of a fantasy saga, and a generator of larger genealogies.
 
-Taught in chapter *Multi-hop queries in a graph database*.
-
-:func:`load_westeros` reads ``assets/data/westeros/`` (two CSV files we wrote: one row per
-character, one row per relation) into a :class:`networkx.MultiDiGraph`. Nodes are keyed by the
-character's name and carry ``name``, ``house``, ``gender``, ``role`` and ``aliases`` (a list).
-Every edge carries ``relation`` (one of :data:`RELATIONS`) and uses the relation as its key, so a
-pair of characters has at most one edge of each type.
-
-Direction: ``FATHER_OF``, ``MOTHER_OF``, ``FOSTERED`` and ``SERVED`` point from the parent,
-foster parent or servant to the child, ward or lord. The symmetric relations (``SIBLING_OF``,
-``MARRIED_TO``, ...) are stored once, from the alphabetically first name; traverse them with
-``direction="both"``.
-
-:func:`synthetic_genealogy` grows a genealogy with the same relation vocabulary to any size
-(10^3 to 10^6 people) for scaling experiments; :func:`genealogy_records` gives the same data as
-plain records, cheaper than a NetworkX graph at a million people.
-
-Examples
---------
->>> G = load_westeros()
->>> [u for u, _, r in G.in_edges("Jon Snow", data="relation") if r == "FATHER_OF"]
-['Rhaegar Targaryen']
->>> G.nodes["Daenerys Targaryen"]["house"]
-'Targaryen'
->>> S = synthetic_genealogy(1000, seed=0)
->>> S.number_of_nodes()
-1000
+Taught in chapter *Multi-hop queries in a graph database*. ``FATHER_OF``, ``MOTHER_OF``,
+``FOSTERED`` and ``SERVED`` point from the parent, foster parent or servant to the child, ward or
+lord; symmetric relations (``SIBLING_OF``, ``MARRIED_TO``, ...) are stored once, from the
+alphabetically first name (traverse them with ``direction="both"``).
 """
 from __future__ import annotations
 
@@ -65,10 +42,12 @@ RELATIONS: dict[str, Relation] = {r.name: r for r in [
     Relation("MET_ONCE", True, "met once", "weak"),
 ]}
 
+_SYMMETRIC = frozenset(r.name for r in RELATIONS.values() if r.symmetric)
+
 #: Relations that lead from a parent to a child (walk them backwards for ancestors).
 PARENT_RELATIONS = ("FATHER_OF", "MOTHER_OF")
 
-#: Weight of each relation type in :func:`gaba.paths.score_path` (strong family ties near 1, weak ties 0.1).
+#: Weight of each relation type in :func:`gaba.paths.score_path` (family ties near 1, weak ties 0.1).
 EDGE_WEIGHTS: dict[str, float] = {
     "FATHER_OF": 1.0,
     "MOTHER_OF": 1.0,
@@ -84,7 +63,7 @@ EDGE_WEIGHTS: dict[str, float] = {
 
 
 def is_symmetric(rel: str) -> bool:
-    """True for a relation stored once that reads the same both ways (``SIBLING_OF``, ``MARRIED_TO``, ...)."""
+    """True for a relation stored once that reads the same both ways (``SIBLING_OF``, ...)."""
     r = RELATIONS.get(rel)
     return bool(r and r.symmetric)
 
@@ -94,37 +73,19 @@ def _split_aliases(text: str) -> list[str]:
 
 
 def load_westeros(path: str | Path | None = None):
-    """Load the family graph of the great houses.
+    """Load the family graph of the great houses as a :class:`networkx.MultiDiGraph`.
 
-    Taught in chapter *Multi-hop queries in a graph database*.
-
-    Parameters
-    ----------
-    path : str or Path, optional
-        Folder holding ``characters.csv`` and ``relations.csv`` (default: the book's
-        ``assets/data/westeros``). Use it to load your own family graph in the same format.
-
-    Returns
-    -------
-    networkx.MultiDiGraph
-        Nodes keyed by name with attributes ``name``, ``house``, ``gender``, ``role``,
-        ``aliases``; edges keyed by relation with attribute ``relation``. ``G.graph`` holds
-        ``name="westeros"`` and ``symmetric`` (the set of symmetric relation names).
-
-    Raises
-    ------
-    FileNotFoundError
-        The folder or one of its two files is missing.
-    ValueError
-        A relation row names an unknown character or relation type, or repeats an edge.
+    ``path`` is a folder with ``characters.csv`` and ``relations.csv`` (default: the book's
+    ``assets/data/westeros``). Nodes are keyed by name, with ``name``, ``house``, ``gender``,
+    ``role`` and ``aliases`` (a list); edges are keyed by their ``relation``; ``G.graph`` holds
+    ``name="westeros"`` and ``symmetric`` (the symmetric relation names). A missing file raises
+    ``FileNotFoundError``; an unknown character or relation, or a repeated edge, ``ValueError``.
 
     Examples
     --------
     >>> G = load_westeros()
-    >>> G.number_of_nodes() > 250 and G.number_of_edges() > 600
-    True
-    >>> sorted(v for _, v, r in G.out_edges("Aerys II Targaryen", data="relation") if r == "MARRIED_TO")
-    ['Rhaella Targaryen']
+    >>> [u for u, _, r in G.in_edges("Jon Snow", data="relation") if r == "FATHER_OF"]
+    ['Rhaegar Targaryen']
     """
     import networkx as nx
 
@@ -134,8 +95,7 @@ def load_westeros(path: str | Path | None = None):
         if not f.is_file():
             raise FileNotFoundError(f"{f} is missing; a family graph folder needs characters.csv and "
                                     "relations.csv (see assets/data/westeros/README.md).")
-    G = nx.MultiDiGraph(name="westeros", symmetric=frozenset(r.name for r in RELATIONS.values()
-                                                            if r.symmetric))
+    G = nx.MultiDiGraph(name="westeros", symmetric=_SYMMETRIC)
     with open(chars, newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             name = row["name"].strip()
@@ -167,31 +127,14 @@ _SURNAMES = ["Ashford", "Blackmont", "Brightwater", "Caron", "Dustin", "Errol", 
 
 def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None, seed: int = 0,
                       weak_ties: float = 0.5) -> tuple[list[dict], list[tuple[str, str, str]]]:
-    """Generate a synthetic genealogy as plain records: ``(nodes, edges)``.
+    """Generate a synthetic genealogy as plain records ``(nodes, edges)``, cheaper than a graph.
 
-    Taught in chapter *Multi-hop queries in a graph database*.
-
-    Generation by generation, couples from different houses marry and have one to five
-    children; all children of a couple are ``SIBLING_OF`` each other; a fraction of people also
-    get weak ties (``SERVED`` someone of an older generation, ``MET_ONCE`` anyone). Names are
-    unique (``"Person 17 Vance"``). About 3.6 edges per person.
-
-    Parameters
-    ----------
-    n_people : int, optional
-        Stop after this many people (10 to 10,000,000).
-    n_edges : int, optional
-        Or stop once this many edges exist (give exactly one of the two).
-    seed : int
-        Random seed; the same arguments always give the same records.
-    weak_ties : float
-        Expected number of weak ties per person (default 0.5).
-
-    Returns
-    -------
-    nodes : list of dict
-        ``name``, ``house``, ``gender``, ``generation``.
-    edges : list of (source, relation, target)
+    Generation by generation, couples from different houses marry and have one to five children,
+    who are ``SIBLING_OF`` each other; ``weak_ties`` is the expected number of weak ties per
+    person (``SERVED`` someone older, ``MET_ONCE`` anyone). Give exactly one of ``n_people`` and
+    ``n_edges`` (10 to 10,000,000; about 3.6 edges per person). Nodes are dicts with ``name``
+    (unique: ``"Person 17 Vance"``), ``house``, ``gender``, ``generation``; edges are
+    ``(source, relation, target)``.
 
     Examples
     --------
@@ -274,13 +217,7 @@ def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None
             edges.append((min(m, f), "MARRIED_TO", max(m, f)))
             couples.append((m, f, nodes[-2]["house"]))
         older = [k for k, _ in men + women] or older
-    # weak ties may repeat by chance: keep each (source, relation, target) once
-    seen: set = set()
-    unique = []
-    for e in edges:
-        if e not in seen:
-            seen.add(e)
-            unique.append(e)
+    unique = list(dict.fromkeys(edges))  # weak ties may repeat by chance
     if n_edges is not None:
         unique = unique[:n_edges]
         names = {s for s, _, _ in unique} | {t for _, _, t in unique}
@@ -290,33 +227,20 @@ def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None
 
 def synthetic_genealogy(n_people: int | None = None, *, n_edges: int | None = None, seed: int = 0,
                         weak_ties: float = 0.5):
-    """Grow a synthetic genealogy as a :class:`networkx.MultiDiGraph` (same schema as the saga's).
+    """Grow a synthetic genealogy (:func:`genealogy_records`) as a :class:`networkx.MultiDiGraph`.
 
-    Taught in chapter *Multi-hop queries in a graph database*.
-
-    Parameters
-    ----------
-    n_people, n_edges, seed, weak_ties
-        As in :func:`genealogy_records` (give ``n_people`` or ``n_edges``).
-
-    Returns
-    -------
-    networkx.MultiDiGraph
-        Nodes keyed by name with ``name``, ``house``, ``gender``, ``generation``; edges keyed by
-        relation with attribute ``relation``; ``G.graph["name"]`` is ``"genealogy-<size>-<seed>"``.
+    ``G.graph["name"]`` is ``"genealogy-<size>-<seed>"``.
 
     Examples
     --------
-    >>> G = synthetic_genealogy(n_edges=1000, seed=0)
-    >>> G.number_of_edges()
+    >>> synthetic_genealogy(n_edges=1000, seed=0).number_of_edges()
     1000
     """
     import networkx as nx
 
     nodes, edges = genealogy_records(n_people, n_edges=n_edges, seed=seed, weak_ties=weak_ties)
     size = n_people if n_people is not None else f"{n_edges}e"
-    G = nx.MultiDiGraph(name=f"genealogy-{size}-{seed}",
-                        symmetric=frozenset(r.name for r in RELATIONS.values() if r.symmetric))
+    G = nx.MultiDiGraph(name=f"genealogy-{size}-{seed}", symmetric=_SYMMETRIC)
     G.add_nodes_from((n["name"], n) for n in nodes)
     G.add_edges_from((s, t, r, {"relation": r}) for s, r, t in edges)
     return G
