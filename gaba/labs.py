@@ -96,9 +96,10 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
     ----------
     answers_by_hops : mapping int -> str
         ``graph_rag`` answers to the supplier-competitor question with ``hops=1`` and ``hops=2``.
-    corpus, corpus_path : iterable of dict, path or None
-        The reader's copy of the corpus (new document included) and where it lives (not the
-        shipped ``assets/data/kg/news_snippets.json``).
+    corpus : iterable of dict
+        The reader's copy of the corpus, new document included.
+    corpus_path : path or None
+        Where that copy lives: not the shipped ``assets/data/kg/news_snippets.json``.
     graph : networkx.MultiDiGraph
         The graph rebuilt from the copy.
     chain : (str, str)

@@ -6,6 +6,7 @@ NetworkX graph whose edges carry a ``relation`` (:func:`gaba.data.westeros.load_
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -41,25 +42,13 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
                   timeout: float = 10.0, cycles: str = "prune") -> PathResult:
     """All paths from ``a`` to ``b`` of 1 to ``max_depth`` hops, sorted by hops then names.
 
-    Parameters
-    ----------
-    max_depth : int
-        1 to :data:`~gaba.traversal.MAX_DEPTH`: path counts grow exponentially with depth.
-    direction : {"both", "out", "in"}
-        ``"out"`` follows edges as stored, ``"in"`` against, ``"both"`` either way.
-    limit : int or None
-        Most paths returned, cyclic candidates not counted; ``stats.truncated`` says more existed.
-        None means up to :data:`~gaba.traversal.MAX_PATHS` (:class:`~gaba.traversal.TruncatedResult`).
-    timeout : float
-        Seconds; a longer traversal is cancelled and ``stats.timed_out`` is set.
-    cycles : {"prune", "detect", "keep"}
-        ``"prune"``: simple paths only, as FalkorDB's ``-[*1..k]-``; ``"detect"``: enumerate
-        every walk, then drop and count (``stats.cyclic_pruned``) the cyclic ones; ``"keep"``:
-        every walk.
-
-    Raises :class:`~gaba.errors.EntityNotFound` for an unknown ``a`` or ``b``, ValueError or
-    TypeError for a bad option (before any query), :class:`~gaba.errors.StoreError` when the
-    database fails.
+    ``max_depth`` is at most :data:`~gaba.traversal.MAX_DEPTH` (path counts grow exponentially);
+    ``timeout`` is in seconds. ``limit`` counts returned paths only (None: up to
+    :data:`~gaba.traversal.MAX_PATHS`), and ``stats.truncated`` says more existed.
+    ``cycles="prune"`` returns simple paths, as FalkorDB's ``-[*1..k]-``; ``"detect"`` enumerates
+    every walk and drops the cyclic ones, counting them; ``"keep"`` returns every walk. Raises
+    :class:`~gaba.errors.EntityNotFound` for an unknown node, ValueError or TypeError (before any
+    query) for a bad option, :class:`~gaba.errors.StoreError` when the database fails.
 
     Examples
     --------
@@ -104,10 +93,7 @@ def score_path(path: Path, weights: dict[str, float] | None = None, decay: float
     if not 0 < decay <= 1:
         raise ValueError(f"decay={decay} must be in (0, 1].")
     w = EDGE_WEIGHTS if weights is None else weights
-    s = decay ** path.hops
-    for rel in path.rels:
-        s *= w.get(rel, DEFAULT_WEIGHT)
-    return s
+    return math.prod((w.get(rel, DEFAULT_WEIGHT) for rel in path.rels), start=decay ** path.hops)
 
 
 #: Decimal places to which scores are compared in :func:`rank_paths` (0.8 * 0.9 * 0.8 != 0.8 * 0.8 * 0.9).
@@ -136,8 +122,7 @@ def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None 
     [(2, 0.512), (3, 0.512)]
     """
     scorer = scorer or score_path
-    scored = [(p, scorer(p)) for p in paths]
-    scored.sort(key=_rank_key)
+    scored = sorted(((p, scorer(p)) for p in paths), key=_rank_key)
     return scored if k is None else scored[:k]
 
 
@@ -222,8 +207,7 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
         frontier = [p for p, _ in candidates[:beam_width]]
         if not frontier:
             break
-    complete.sort(key=_rank_key)
-    complete = complete[:beam_width]
+    complete = sorted(complete, key=_rank_key)[:beam_width]
     stats.returned = len(complete)
     stats.seconds = time.perf_counter() - t0
     return PathResult([p for p, _ in complete], stats, [s for _, s in complete])
