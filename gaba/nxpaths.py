@@ -5,6 +5,7 @@ the same way, as the FalkorDB backend (:mod:`gaba.cypher_paths`); arguments arri
 """
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 
@@ -63,14 +64,7 @@ def nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
     naive = cycles != "prune"
     cap = limit if limit is not None else traversal.MAX_PATHS    # read at call time: one cap
     row_cap = traversal.MAX_PATHS if cycles == "detect" else None
-    steps_cache: dict[str, list] = {}
-
-    def steps(n):
-        s = steps_cache.get(n)
-        if s is None:
-            s = steps_cache[n] = nx_steps(G, n, direction, rel_types)
-        return s
-
+    steps = functools.cache(lambda n: nx_steps(G, n, direction, rel_types))
     stack = [(a, (a,), (), (), frozenset((a,)))]
     try:
         while stack:
