@@ -48,7 +48,7 @@ class CypherPaths:
         return Path(tuple(nodes), tuple(rels), fwd)
 
     def _paths(self, a, b, *, max_depth, direction, rel_types, limit, timeout, cycles):
-        """``(paths, stats)`` for :func:`gaba.paths.paths_between`, counted as :func:`gaba.nxpaths.nx_paths` does."""
+        """``(paths, stats)`` for :func:`gaba.paths.paths_between`, counted as on NetworkX."""
         stats = TraversalStats(backend="falkordb")
         label, types = self.label, self._types(rel_types)
         t0 = time.perf_counter()
