@@ -1,26 +1,9 @@
 """The Cypher side of :mod:`gaba.paths`: path search and neighbourhoods on FalkorDB.
 
-Taught in chapter *Multi-hop queries in a graph database*.
-
-:class:`CypherPaths` is the part of :class:`gaba.store.FalkorStore` that :mod:`gaba.paths` calls
-when it is handed a store instead of a NetworkX graph; it gives the same paths. Path queries keep
-only simple paths inside Cypher, so ``limit`` counts the paths returned; ``limit=None`` is capped
-at :data:`gaba.traversal.MAX_PATHS`, and a cut result says so (``stats.truncated``, plus a
-:class:`~gaba.traversal.TruncatedResult` warning at the cap), as on NetworkX. Neighbourhoods are found
-breadth-first, one query per hop over the newly reached nodes, so a dense graph costs its nodes
-and edges, not its (exponentially many) paths.
-
-Relation types are formatted into the query text only after matching ``^[A-Z][A-Za-z0-9_]*$``;
-names are always parameters.
-
-Example
--------
->>> from gaba.data.westeros import load_westeros
->>> from gaba.store import open_store
->>> with open_store() as store:                                      # doctest: +SKIP
-...     _ = store.load_networkx(load_westeros())
-...     len(store.paths_between("Jon Snow", "Daenerys", max_depth=2))
-2
+Taught in chapter *Multi-hop queries in a graph database*. :class:`CypherPaths` gives the same
+paths as :mod:`gaba.nxpaths`. Neighbourhoods take one query per hop, so a dense graph costs its
+nodes and edges, not its paths. Names are always query parameters; relation types enter the
+query text only after matching :data:`IDENT_RE`.
 """
 from __future__ import annotations
 
@@ -46,8 +29,7 @@ def _arrow(direction: str, inner: str) -> str:
 
 
 class CypherPaths:
-    """Path search for :mod:`gaba.paths` in Cypher; mixed into :class:`gaba.store.FalkorStore`,
-    whose ``query`` and ``label`` it uses."""
+    """Path search for :mod:`gaba.paths` in Cypher, mixed into :class:`gaba.store.FalkorStore`."""
 
     def _types(self, rel_types) -> str:
         if not rel_types:
@@ -66,15 +48,7 @@ class CypherPaths:
         return Path(tuple(nodes), tuple(rels), fwd)
 
     def _paths(self, a, b, *, max_depth, direction, rel_types, limit, timeout, cycles):
-        """Paths for :func:`gaba.paths.paths_between` (arguments already validated).
-
-        ``limit`` counts returned paths only: with ``cycles="prune"`` the query itself keeps
-        simple paths (no node twice), so its ``LIMIT`` is never spent on rows dropped later. One
-        row more than asked for is fetched, so ``stats.truncated`` means more paths existed.
-        ``limit=None`` is capped at :data:`gaba.traversal.MAX_PATHS` paths, and ``"detect"`` examines
-        at most that many walks (``stats.truncated``, plus a
-        :class:`~gaba.traversal.TruncatedResult` warning when ``limit=None``) - as on NetworkX.
-        """
+        """``(paths, stats)`` for :func:`gaba.paths.paths_between`, counted as on NetworkX."""
         stats = TraversalStats(backend="falkordb")
         label, types = self.label, self._types(rel_types)
         t0 = time.perf_counter()
@@ -90,8 +64,7 @@ class CypherPaths:
 
         try:
             if cycles == "prune":
-                # variable-length pattern: the engine never revisits a node on a path, except that it
-                # may reach b, leave and come back; the predicate drops those in the query.
+                # the engine may reach b, leave and come back: _ACYCLIC drops those in the query
                 pattern = (f"MATCH p = (a:{label} {{name: $a}}){_arrow(direction, f'{types}*1..{int(max_depth)}')}"
                            f"(b:{label} {{name: $b}})")
                 q = f"{pattern} WHERE {_ACYCLIC} {self._RETURN_PATH} LIMIT {cap + 1}"
@@ -103,7 +76,7 @@ class CypherPaths:
                     found = found[:cap]
                 stats.explored = len(found)
                 if not stats.truncated:
-                    # the enumeration was complete: count the cyclic rows it dropped, for the stats
+                    # complete: count the cyclic rows dropped, for the stats
                     try:
                         n = self.query(f"{pattern} WHERE NOT {_ACYCLIC} RETURN count(p)",
                                        {"a": a, "b": b}, timeout=left()).rows[0][0]
@@ -111,7 +84,7 @@ class CypherPaths:
                         stats.cyclic_pruned = int(n)
                         stats.explored += int(n)
                     except QueryTimeout:
-                        pass            # the paths are complete; only the statistic is missing
+                        pass            # only the statistic is missing
             else:
                 # fixed-length patterns, one per length: walks that may go round cycles
                 for k in range(1, int(max_depth) + 1):
@@ -150,9 +123,7 @@ class CypherPaths:
         return found, stats
 
     def _neighbors(self, a, *, depth, direction, rel_types, timeout):
-        """Breadth-first: one query per hop expands the newly reached nodes only, so a dense graph
-        costs (nodes + edges) per hop instead of one row per path. The start node is reported, as
-        on NetworkX, when a simple cycle of at most ``depth`` edges returns to it."""
+        """Breadth-first ``(dist, stats)`` for :func:`gaba.paths.neighbors`: one query per hop."""
         import networkx as nx
 
         stats = TraversalStats(backend="falkordb")

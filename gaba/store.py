@@ -1,27 +1,8 @@
 """FalkorDB as a graph store: bulk loading and parameterized Cypher, on an embedded server or at a URL.
 
-Taught in chapter *Multi-hop queries in a graph database*.
-
-:func:`open_store` gives a :class:`FalkorStore`: it connects to ``FALKORDB_URL`` when that
-variable is set (``redis://host:port``), and otherwise starts a private server
-(:class:`gaba.falkor_server.EmbeddedServer`), which the store stops on :meth:`FalkorStore.close`.
-
-Every query built here passes user values as Cypher parameters (``$name``), never by string
-formatting; the only values formatted into query text are validated integers (depths, limits)
-and relation types and labels checked against ``^[A-Z][A-Za-z0-9_]*$``. Queries run read-only
-(``GRAPH.RO_QUERY``) unless asked otherwise, and the server refuses to let those write.
-
-Every function of :mod:`gaba.paths` accepts a :class:`FalkorStore` in place of a NetworkX graph
-and gives the same paths (the Cypher is in :mod:`gaba.cypher_paths`).
-
-Example
--------
->>> from gaba.data.westeros import load_westeros
->>> with open_store() as store:                                    # doctest: +SKIP
-...     _ = store.load_networkx(load_westeros())
-...     store.query("MATCH (f)-[:FATHER_OF]->(c:Character {name: $name}) RETURN f.name",
-...                 {"name": "Jon Snow"}).rows
-[['Rhaegar Targaryen']]
+Taught in chapter *Multi-hop queries in a graph database*. User values always travel as Cypher
+parameters; only validated integers, relation types and labels are formatted into query text.
+Every function of :mod:`gaba.paths` accepts a :class:`FalkorStore` in place of a NetworkX graph.
 """
 from __future__ import annotations
 
@@ -100,9 +81,8 @@ def _plain(value: Any) -> Any:
 class FalkorStore(CypherPaths):
     """One graph (``graph``, nodes labelled ``label``) in the FalkorDB at ``url`` (``redis://host:port``).
 
-    Taught in chapter *Multi-hop queries in a graph database*. Build it with :func:`open_store`,
-    :meth:`start` or :meth:`connect`; use it as a context manager so the server stops. ``server``
-    is an :class:`~gaba.falkor_server.EmbeddedServer` the store owns and stops on :meth:`close`.
+    Build it with :func:`open_store`; use it as a context manager, so that the
+    :class:`~gaba.falkor_server.EmbeddedServer` it owns (``server``) stops.
     """
 
     _gaba_store = True
@@ -119,7 +99,7 @@ class FalkorStore(CypherPaths):
         self._names: dict[str, str] | None = None
         self._rel_types: list[str] | None = None
         self.closed = False
-        self._connected = False          # True once the server has answered
+        self._connected = False
         try:
             self._client(DEFAULT_TIMEOUT).connection.ping()
         except Exception as exc:
@@ -149,7 +129,7 @@ class FalkorStore(CypherPaths):
         return cls(url, graph=graph, label=label)
 
     def _client(self, timeout: float):
-        """A client whose socket timeout exceeds ``timeout`` (the server cancels first)."""
+        """A client whose socket timeout exceeds ``timeout``, so the server cancels first."""
         from falkordb import FalkorDB
         bucket = int(math.ceil(timeout)) + 5
         with self._lock:
@@ -210,9 +190,8 @@ class FalkorStore(CypherPaths):
               read_only: bool = True) -> Result:
         """Run one Cypher query; user values go in ``params`` (``$name`` in the text), never in the text.
 
-        The server cancels the query after ``timeout`` seconds (:class:`~gaba.errors.QueryTimeout`);
-        ``read_only`` (default) sends ``GRAPH.RO_QUERY``, which refuses any write. Raises
-        :class:`~gaba.errors.StoreError` on a syntax error, a lost connection or a dead server.
+        The server cancels it after ``timeout`` seconds (:class:`~gaba.errors.QueryTimeout`);
+        ``read_only`` refuses any write. Other failures raise :class:`~gaba.errors.StoreError`.
         """
         if self.closed:
             raise StoreError("This store is closed; open a new one with gaba.store.open_store().")
@@ -257,10 +236,8 @@ class FalkorStore(CypherPaths):
                       progress: bool | None = None) -> LoadReport:
         """Bulk-load a NetworkX graph: the name index first, then nodes, then edges by type.
 
-        Node keys become the ``name`` property (other scalar or list attributes are kept); each
-        edge's ``relation`` attribute (or its key) becomes the relationship type. ``replace``
-        deletes this store's graph first (False adds to it); ``progress`` shows a tqdm bar
-        (default: for more than 50,000 edges).
+        Node keys become ``name``; each edge's ``relation`` (or key) becomes its type. ``replace``
+        deletes the graph first; ``progress`` shows a bar (default: over 50,000 edges).
         """
         nodes = [{**d, "name": str(n)} for n, d in G.nodes(data=True)]
         edges = []
@@ -274,18 +251,13 @@ class FalkorStore(CypherPaths):
 
     def load_records(self, nodes: Iterable[dict], edges: Iterable[Sequence[str]], *, replace: bool = True,
                      batch_size: int = BATCH_SIZE, progress: bool | None = None) -> LoadReport:
-        """Bulk-load plain records: node dicts with a ``name``, edges ``(source, relation, target)``.
-
-        Used by :meth:`load_networkx`; cheaper for million-edge synthetic graphs
-        (:func:`gaba.data.westeros.genealogy_records`).
-        """
+        """Bulk-load plain records: node dicts with a ``name``, edges ``(source, relation, target)``."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not 1 <= batch_size <= 100_000:
             raise ValueError(f"batch_size={batch_size!r} must be an integer from 1 to 100,000.")
         clean = []
         for n in nodes:
             if not isinstance(n, dict) or not isinstance(n.get("name"), str):
                 raise ValueError(f"every node needs a string 'name'; got {n!r}.")
-            # property names must be plain identifiers; values become strings, numbers or lists
             clean.append({str(k): _plain(v) for k, v in n.items() if _PROP_RE.match(str(k)) and v is not None})
         nodes = clean
         edges = [tuple(e) for e in edges]
@@ -362,8 +334,7 @@ def open_store(url: str | None = None, *, graph: str = DEFAULT_GRAPH, label: str
                startup_timeout: float = 30.0) -> FalkorStore:
     """A :class:`FalkorStore`: at ``url`` or ``FALKORDB_URL`` if given, else on an embedded server.
 
-    Taught in chapter *Multi-hop queries in a graph database*. Raises :class:`~gaba.errors.StoreError`
-    when the server cannot be reached or does not start (the message says why and what to do).
+    Raises :class:`~gaba.errors.StoreError`, saying why, when the server cannot be reached or started.
     """
     url = url or os.environ.get("FALKORDB_URL") or None
     if url:

@@ -1,24 +1,8 @@
-"""What a path query gives back and what it accepts: paths, results, limits, argument checks, names.
+"""What a path query returns and accepts: paths, results, limits, argument checks, names.
 
-Taught in chapter *Multi-hop queries in a graph database*. Both backends of :mod:`gaba.paths` (a
-NetworkX graph, through :mod:`gaba.nxpaths`, and a :class:`gaba.store.FalkorStore`) return these
-types and apply these rules, so they give the same answers:
-
-- :class:`Path` (with :class:`PathResult` and :class:`Neighborhood`) and the
-  :class:`TraversalStats` of how it was found;
-- the limits :data:`MAX_DEPTH`, :data:`MAX_LIMIT`, :data:`MAX_PATHS`, :data:`MAX_TIMEOUT`, checked
-  before anything is queried;
-- :func:`resolve`: a name or alias (any case) to its node (:func:`gaba.entities.resolve_entity`).
-
-Examples
---------
->>> from gaba.data.westeros import load_westeros
->>> p = Path(("Jon Snow", "Rhaegar Targaryen"), ("FATHER_OF",), (False,))
->>> print(p), p.hops
-Jon Snow <-FATHER_OF- Rhaegar Targaryen
-(None, 1)
->>> resolve(load_westeros(), "dany")
-'Daenerys Targaryen'
+Taught in chapter *Multi-hop queries in a graph database*. Both backends of :mod:`gaba.paths`
+(NetworkX through :mod:`gaba.nxpaths`, and :class:`gaba.store.FalkorStore`) return these types
+and apply these checks before querying anything, so they give the same answers.
 """
 from __future__ import annotations
 
@@ -36,10 +20,7 @@ from .entities import is_store, per_graph, resolve_entity
 MAX_DEPTH = 8
 #: Largest ``limit`` accepted.
 MAX_LIMIT = 1_000_000
-#: Hard cap on the paths one :func:`~gaba.paths.paths_between` call returns when ``limit=None``,
-#: and on the walks ``cycles="detect"`` examines, on both backends: without it memory would be bounded only
-#: by the time limit. A result stopped by it has ``stats.truncated`` set and a
-#: :class:`TruncatedResult` warning (when ``limit=None``) names the cap.
+#: Cap on the paths returned with ``limit=None`` and on the walks ``cycles="detect"`` examines.
 MAX_PATHS = 100_000
 #: Longest ``timeout`` accepted, in seconds.
 MAX_TIMEOUT = 600.0
@@ -56,6 +37,11 @@ class Path:
     """A path (or walk) through the graph: ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``.
 
     ``forward[i]`` is True when the stored edge points from ``nodes[i]`` to ``nodes[i+1]``.
+
+    Examples
+    --------
+    >>> print(Path(("Jon Snow", "Rhaegar Targaryen"), ("FATHER_OF",), (False,)))
+    Jon Snow <-FATHER_OF- Rhaegar Targaryen
     """
 
     nodes: tuple[str, ...]
@@ -77,7 +63,7 @@ class Path:
 
     @property
     def is_cyclic(self) -> bool:
-        """True if a node appears twice (the walk went round a cycle)."""
+        """True if a node appears twice."""
         return len(set(self.nodes)) != len(self.nodes)
 
     def key(self) -> tuple:
@@ -89,11 +75,8 @@ class Path:
 
     def edges(self) -> list[tuple[str, str, str]]:
         """The edges as stored, ``(source, relation, target)``."""
-        out = []
-        for i, rel in enumerate(self.rels):
-            a, b = self.nodes[i], self.nodes[i + 1]
-            out.append((a, rel, b) if self.forward[i] else (b, rel, a))
-        return out
+        return [(self.nodes[i], rel, self.nodes[i + 1]) if self.forward[i] else
+                (self.nodes[i + 1], rel, self.nodes[i]) for i, rel in enumerate(self.rels)]
 
     def __len__(self) -> int:
         return self.hops
@@ -112,13 +95,10 @@ class Path:
 class TraversalStats:
     """What a traversal did.
 
-    ``explored`` counts the candidate paths (or walks) that reached the target (for
-    :func:`~gaba.paths.beam_search`: the partial paths it scored; for :func:`~gaba.paths.neighbors`: the nodes reached);
-    ``cyclic_pruned`` those dropped because they visit a node twice; ``returned`` what the
-    caller got back. ``truncated`` is True when more paths existed than were returned (``limit``,
-    or :data:`MAX_PATHS` for ``limit=None``, stopped the enumeration; the same rule on both
-    backends), and ``timed_out`` when ``timeout`` stopped it (the result then holds what was found
-    before, possibly nothing).
+    ``explored``: candidate paths that reached the target (partial paths scored by
+    :func:`~gaba.paths.beam_search`, nodes reached by :func:`~gaba.paths.neighbors`);
+    ``cyclic_pruned``: those dropped for visiting a node twice; ``truncated``: more paths existed
+    (``limit`` or :data:`MAX_PATHS` stopped it); ``timed_out``: ``timeout`` stopped it.
     """
 
     backend: str = "networkx"
@@ -158,7 +138,7 @@ class PathResult:
         return {p.key() for p in self.paths}
 
     def to_frame(self):
-        """A pandas DataFrame: one row per path with hops (and score when ranked)."""
+        """One row per path: path, hops (and score when ranked)."""
         import pandas as pd
         rows = [{"path": str(p), "hops": p.hops} for p in self.paths]
         if self.scores is not None:
@@ -189,8 +169,7 @@ class Neighborhood:
 # --- validation ------------------------------------------------------------------------------
 
 class TruncatedResult(UserWarning):
-    """A path query with ``limit=None`` stopped at the hard cap :data:`MAX_PATHS`; the result is
-    incomplete."""
+    """A path query with ``limit=None`` stopped at :data:`MAX_PATHS`: the result is incomplete."""
 
 
 def _warn_capped(what: str, cap: int) -> None:
@@ -273,15 +252,9 @@ def _check_cycles(cycles: Any) -> str:
 # --- names -----------------------------------------------------------------------------------
 
 def resolve(G: Any, name: Any) -> str:
-    """Map a name or alias (any case) to the node's canonical name: :func:`gaba.entities.resolve_entity`,
-    whose message calls a node a character.
+    """A name or alias (any case) to the node's name (:func:`gaba.entities.resolve_entity`).
 
-    Taught in chapter *Multi-hop queries in a graph database*.
-
-    Raises
-    ------
-    EntityNotFound
-        No such character; the message lists the closest names (fuzzy match).
+    Raises :class:`~gaba.errors.EntityNotFound`, listing the closest names, when there is no such node.
 
     Examples
     --------

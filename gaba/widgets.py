@@ -1,24 +1,9 @@
 """The hop explorer: pick an entity, expand hop by hop, see which facts the traversal gathers.
 
 Taught in chapter "Graph RAG and multi-hop reasoning". One JavaScript renderer draws the data of
-:func:`gaba.hop_layout.explorer_data` in two settings: in a live notebook, :func:`hop_explorer`
-returns an ``anywidget`` widget whose ``entity`` and ``hops`` are synced with Python (``w.facts``);
-in the static HTML book (no kernel, no network) its ``text/html`` is a self-contained block
-(inline SVG, CSS and JavaScript, the data as escaped JSON; nothing from a CDN).
-
-Stable selectors for tests: ``.hop-explorer``, ``g.node[data-name]``, ``select.entity-select``,
-``button.hx-more`` / ``hx-less`` / ``hx-reset``, ``.hop-status[data-hops][data-total]`` and
-``li.fact[data-hop]``.
-
-Examples
---------
->>> import networkx as nx
->>> from gaba.widgets import hop_explorer_html
->>> G = nx.MultiDiGraph()
->>> G.add_edge("A", "B", key="R", relation="R")
-'R'
->>> "hop-explorer" in hop_explorer_html(G, "A")
-True
+:func:`gaba.hop_layout.explorer_data`, live in a notebook (an ``anywidget`` widget) or in the
+static book (self-contained HTML, nothing from a CDN). Stable selectors for tests:
+``.hop-explorer``, ``g.node[data-name]``, ``button.hx-more``, ``li.fact[data-hop]`` and others.
 """
 from __future__ import annotations
 
@@ -29,8 +14,7 @@ from typing import Any
 from .graph import gather_facts
 from .hop_layout import explorer_data
 
-#: The hop explorer's JavaScript. ``renderHopExplorer(el, data, state, onChange)`` draws into
-#: ``el``; the static page and the anywidget front end both call it.
+#: ``renderHopExplorer(el, data, state, onChange)``, called by the static page and the widget.
 _JS_RENDERER = r"""
 function renderHopExplorer(el, data, state, onChange) {
   const NS = "http://www.w3.org/2000/svg";
@@ -242,21 +226,13 @@ _CSS = """
 """
 
 
-#: Characters escaped in the embedded JSON, so no text can end the ``<script>`` element, open an
-#: HTML comment or break a JavaScript string: the result is still plain JSON for ``JSON.parse``.
+#: Escapes that keep embedded JSON from ending ``<script>`` or breaking a JavaScript string.
 _SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                    "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _script_json(data: Any) -> str:
-    """JSON safe inside an HTML ``<script type="application/json">`` element.
-
-    ``<``, ``>``, ``&`` and U+2028/U+2029 can only occur inside JSON strings, where their
-    ``\\uXXXX`` escapes mean the same characters, so ``JSON.parse`` restores the exact text.
-
-    >>> _script_json({"n": "</script><!--&"})
-    '{"n": "\\\\u003c/script\\\\u003e\\\\u003c!--\\\\u0026"}'
-    """
+    """JSON safe inside ``<script type="application/json">``; ``JSON.parse`` restores the exact text."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True)
     return "".join(_SCRIPT_ESCAPES.get(ch, ch) for ch in text)
 
@@ -266,6 +242,14 @@ def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: 
     """The self-contained HTML of the hop explorer (inline SVG, CSS and JavaScript; no network).
 
     A ``<noscript>`` fallback lists the preselected entity's facts, so the page is never blank.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> _ = G.add_edge("A", "B", key="R", relation="R")
+    >>> "hop-explorer" in hop_explorer_html(G, "A")
+    True
     """
     data = explorer_data(G, entity, max_hops=max_hops, seed=seed)
     hops = max(1, min(int(hops), max_hops))
@@ -363,15 +347,14 @@ export default { render };
 
 def hop_explorer(G, entity: str | None = None, *, hops: int = 1, max_hops: int = 3, seed: int = 7,
                  live: bool | None = None):
-    """The interactive hop explorer of a knowledge graph.
+    """The interactive hop explorer of a knowledge graph: click a node, add or remove hops.
 
-    Click a node (or choose it in the list) to start the traversal there; the buttons add or
-    remove one hop, and the facts first gathered at each hop are listed in that hop's colour.
-    ``entity`` is preselected (default: the node with the most edges), ``hops`` shown at first,
-    up to ``max_hops``; ``seed`` fixes the layout. ``live=True`` returns the anywidget widget,
-    ``False`` the static HTML object (default: the widget when ``anywidget`` is installed); both
-    carry the static HTML, which is what the built book shows.
+    ``entity`` is preselected (default: the node with the most edges); ``live=True`` returns the
+    anywidget widget, ``False`` a static HTML object (default: the widget if ``anywidget`` is
+    installed). Both carry the static HTML, which is what the built book shows.
 
+    Examples
+    --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph(); _ = G.add_edge("A", "B", key="R", relation="R")
     >>> w = hop_explorer(G, "A", live=False)
