@@ -106,14 +106,10 @@ def _has_context(idx: NameIndex, node: str, question: str, others: set[str]) -> 
 
 def _exact_tier(question, toks, idx, taken):
     """Names and aliases as whole phrases, longest first."""
-    found = []
     n = len(toks)
-    spans = []
-    for i in range(n):
-        for L in range(min(idx.max_len, n - i), 0, -1):
-            key = tuple(t for t, _, _ in toks[i:i + L])
-            if key in idx.surfaces:
-                spans.append((L, i))
+    spans = [(L, i) for i in range(n) for L in range(min(idx.max_len, n - i), 0, -1)
+             if tuple(t for t, _, _ in toks[i:i + L]) in idx.surfaces]
+    found = []
     for L, i in sorted(spans, key=lambda x: (-x[0], x[1])):
         if any(taken[i:i + L]):
             continue

@@ -69,6 +69,7 @@ class NameIndex:
         self.max_len = max(self.max_len, len(key))
 
     def neighbours(self, node) -> set[str]:
+        """The names of the nodes joined to ``node`` in either direction."""
         G = self.G
         out = set(G.successors(node)) if G.is_directed() else set(G.neighbors(node))
         if G.is_directed():
@@ -76,16 +77,13 @@ class NameIndex:
         return {str(x) for x in out}
 
     def relations(self, node) -> set[str]:
+        """The relations of the edges at ``node``: ``relation`` attributes and string edge keys."""
         G = self.G
-        rels = set()
         edges = list(G.out_edges(node, data=True)) + (list(G.in_edges(node, data=True)) if G.is_directed() else [])
-        for _, _, d in edges:
-            if d.get("relation") is not None:
-                rels.add(str(d["relation"]))
+        rels = {str(d["relation"]) for _, _, d in edges if d.get("relation") is not None}
         if G.is_multigraph():
-            for u, v, k in list(G.out_edges(node, keys=True)) + (list(G.in_edges(node, keys=True)) if G.is_directed() else []):
-                if isinstance(k, str):
-                    rels.add(k)
+            keyed = list(G.out_edges(node, keys=True)) + (list(G.in_edges(node, keys=True)) if G.is_directed() else [])
+            rels |= {k for _, _, k in keyed if isinstance(k, str)}
         return rels
 
     def vectors(self):
