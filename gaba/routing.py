@@ -97,6 +97,8 @@ def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = Tr
     :func:`rule_route` decides when it can; otherwise the model picks one of the three routes
     (``use_model``). A question neither can classify, or with fewer than three words, falls back
     to ``"flat"``, the safest. ``explain=True`` returns a :class:`RouteDecision` saying why.
+    ``rules`` and ``default`` go to :func:`rule_route`; ``use_rules=False`` asks the model about
+    every question.
 
     Examples
     --------

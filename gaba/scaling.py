@@ -51,7 +51,7 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
     Retrieval only, no model call: flat top-``k`` documents, every fact within ``hops`` of the
     named entities, those facts cut to ``budget`` in hop order, or cut by
     :func:`gaba.rank.rank_facts` (``method``, and one system per other method of ``methods``).
-    ``generator(n_docs, n_questions=, seed=)`` (default
+    ``generator(n_docs, n_questions=..., seed=...)`` (default
     :func:`gaba.data.synthetic.make_scaling_corpus`) must give corpora nested across ``sizes``,
     so the largest one's documents are embedded once. ``flat=False`` skips flat top-k.
 
@@ -155,8 +155,8 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
 
     The defaults draw :func:`summarize_scaling`'s table. ``series`` columns, joined with " / ",
     name the lines; ``styles`` (default :data:`STYLES`, see :func:`draw_lines`) picks and styles
-    them. The y axis is log except for a ``rate``, drawn on [0, 1] with its interval. Returns
-    the axes (one Axes when ``y`` is one column).
+    them. The y axis is log (``logy``) except for a ``rate``, drawn on [0, 1] with its interval.
+    Returns the axes (one Axes when ``y`` is one column).
 
     Examples
     --------
