@@ -1,16 +1,8 @@
 """Answering from graph facts: the answering prompt, and the grounding rule that checks a reply.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". Two ideas, both plain code:
-
-1. :func:`answer_prompt` renders the gathered facts as sorted plain sentences
-   (:func:`fact_sentence`) followed by the evidence sentences they came from, and asks the model
-   to copy the facts it used on a ``Facts used:`` line before its ``Answer:``.
-2. :func:`check_grounding` is the rule that decides whether an answer is accepted. The facts the
-   reply copied are matched back to the facts that were given (:func:`cited_facts`); the answer
-   stands only when it cites at least one given fact and names an entity of the cited facts
-   that is not one of the question's own. Otherwise the system answers :data:`ABSTAIN` and says
-   why. The rule knows nothing of
-   any domain: no relation names, no keywords.
+Taught in chapter "Graph RAG and multi-hop reasoning". :func:`answer_prompt` asks the model to
+copy the facts it used before its answer; :func:`check_grounding` accepts the answer only when
+it cites a given fact and names one of its entities, else the system says :data:`ABSTAIN`.
 
 Examples
 --------
@@ -18,8 +10,6 @@ Examples
 >>> reply = "Facts used: Aurora supplies Kestrel. Voltaic competes with Aurora.\\nAnswer: Voltaic"
 >>> check_grounding(reply, facts, ["Kestrel"]).accepted
 True
->>> check_grounding("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
-'the answer names an entity of a fact it cites'
 """
 from __future__ import annotations
 
@@ -42,7 +32,7 @@ __all__ = ["ABSTAIN", "Grounding", "fact_sentence", "answer_prompt", "final_answ
 
 
 def _quote(text: str) -> str:
-    """Neutralize the data delimiters inside quoted text so a document cannot close its own block."""
+    """Remove data delimiters from quoted text, so a document cannot close its own block."""
     return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
 
 
@@ -50,11 +40,8 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
                   keep_order: bool = False) -> tuple[str, str]:
     """The (system, user) messages of the Graph RAG answering call.
 
-    Facts are rendered as sentences and sorted, and the evidence sentences of the gathered edges
-    follow as quoted source text, so the prompt is byte-identical across runs (and cacheable)
-    and a mislabelled edge does not hide what its sentence says. With ``keep_order=True`` facts
-    and evidence keep the order given (duplicates dropped), e.g. hop order from the question.
-    Templates: :data:`gaba.prompts.GRAPH_ANSWER_PROMPT` and :data:`gaba.prompts.ANSWER_SYSTEM`.
+    Facts (as sentences) and their evidence sentences are sorted, so the prompt is byte-identical
+    across runs and cacheable; ``keep_order=True`` keeps the order given (duplicates dropped).
 
     Examples
     --------
@@ -77,16 +64,11 @@ _USED_LINE = re.compile(r"^[ \t*#>-]*facts?[ \t]+used[ \t*]*:", re.I | re.M)
 
 
 def final_answer(reply: str) -> str:
-    """The answer part of a reply laid out as ``Facts used: ... / Answer: ...``.
-
-    Only the text after the last ``Answer:`` is the answer, so copied facts cannot make a wrong
-    answer pass. A reply without that line is kept whole.
+    """The text after the reply's last ``Answer:`` line (the whole reply when it has none).
 
     Examples
     --------
     >>> final_answer("Facts used: A supplies B.\\nAnswer: Voltaic Dynamics.")
-    'Voltaic Dynamics.'
-    >>> final_answer("Voltaic Dynamics.")
     'Voltaic Dynamics.'
     """
     text = (reply or "").strip()
@@ -127,11 +109,10 @@ def _used_text(reply: str) -> str:
 
 def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Sequence[str]] | None = None
                 ) -> list[Fact]:
-    """The given facts a reply copied on its ``Facts used:`` line, in the order given.
+    """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
 
-    A fact counts as cited when its sentence (:func:`fact_sentence`) or one of its evidence
-    sentences occurs in the copied text, allowing small edits (similarity at least
-    :data:`CITATION_SIMILARITY`). Nothing the reply says is trusted unless it matches a fact.
+    A fact is cited when its sentence or one of its ``evidence`` sentences occurs in the copied
+    text, allowing small edits (:data:`CITATION_SIMILARITY`).
 
     Examples
     --------
@@ -149,8 +130,7 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
         texts = [fact_sentence(f), *((evidence or {}).get(f, ()))]
         for t in texts:
             t = " ".join(str(t).split()).casefold().rstrip(".")
-            # partial_ratio aligns the shorter string inside the longer: only a copy at least as
-            # long as (nearly) the whole fact may match, so "Facts used: Voltaic" cites nothing
+            # only a copy as long as (nearly) the whole fact may match: "Facts used: Voltaic" cites nothing
             if t and (t in used or (len(used) >= 0.9 * len(t)
                                     and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)):
                 out.append(f)
@@ -169,6 +149,7 @@ class Grounding:
 
 
 def _named_in(answer: str, name: str) -> bool:
+    """Whether ``name`` occurs in ``answer`` as whole words, case-insensitively."""
     return bool(re.search(r"(?<!\w)" + re.escape(name.casefold()) + r"(?!\w)", answer.casefold()))
 
 
@@ -177,24 +158,15 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                     aliases: Mapping[str, Sequence[str]] | None = None) -> Grounding:
     """Accept an answer only when the facts it cites support it; else say why not.
 
-    Taught in chapter "Graph RAG and multi-hop reasoning". The rule, in order:
-
-    1. the reply cites at least one of the given facts (:func:`cited_facts`): copied text that
-       matches no given fact does not count;
-    2. the answer (the text after ``Answer:``) names an entity of the cited facts that is not an
-       entity of the question (by its name or one of its ``aliases``).
-
-    Every given fact was gathered by walking from the question's entities, so a cited fact is
-    connected to the question by construction. An earlier version also required the *cited*
-    facts alone to connect the answer to the question; the 1.5B model copies only the last link of
-    a chain too often for that (it refused most correct two-hop answers on the news corpus).
-    A reply that abstains is the model's own abstention and is "accepted" as such.
+    Taught in chapter "Graph RAG and multi-hop reasoning". The reply must cite at least one given
+    fact (:func:`cited_facts`), and its answer must name an entity of the cited facts (or one of
+    its ``aliases``) other than the question's ``entities``. The cited facts need not connect the
+    answer to the question themselves: the 1.5B model often copies only a chain's last link. An
+    abstaining reply is accepted as the model's own abstention.
 
     Examples
     --------
     >>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
-    >>> check_grounding("Facts used: Acme makes tyres.\\nAnswer: Acme", facts, ["Kestrel"]).reason
-    'the reply cites none of the facts it was given'
     >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Acme", facts, ["Kestrel"]).reason
     'the answer names no entity of the facts it cites'
     """

@@ -1,17 +1,14 @@
 """Global questions: communities of the knowledge graph, their summaries, and answers from them.
 
-Taught in chapter "Global questions". A *global* question ("what themes run across this
-corpus?") names no entity for :func:`gaba.rag.graph_rag` to start from. The community design of
-Microsoft GraphRAG answers it in two phases: **indexing** splits the graph into communities
-(:func:`detect_communities`, Louvain with a fixed seed) and has the model summarize each one
-(:func:`summarize_communities`); **query** scores every summary against the question and answers
-from the best ones (:func:`global_rag`, a map-reduce). Routing a question to local, global or flat
-retrieval is in :mod:`gaba.routing`.
+Taught in chapter "Global questions". A question about the whole corpus names no entity to start
+from; as in Microsoft GraphRAG, indexing summarizes each community of the graph once and a
+question is answered map-reduce style from the best summaries (:func:`global_rag`).
 """
 from __future__ import annotations
 
 import dataclasses
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 
 from . import embed, prompts
@@ -24,8 +21,6 @@ SCORERS = ("embed", "llm")
 class NoCommunities(GabaError, ValueError):
     """The graph has no edges (or no nodes), so it has no communities to summarize."""
 
-
-# --------------------------------------------------------------------------- communities
 
 @dataclasses.dataclass(frozen=True)
 class Community:
@@ -41,17 +36,14 @@ class Community:
 
 
 def undirected_projection(G):
-    """The undirected simple graph Louvain runs on: ``weight`` = number of edges between two nodes,
-    self-loops dropped, nodes and edges inserted in sorted order (Louvain sweeps in insertion order,
-    so the same seed then gives the same partition)."""
+    """The undirected simple graph Louvain runs on: ``weight`` = edges between two nodes, no self-loops.
+
+    Nodes and edges are inserted in sorted order: Louvain sweeps in insertion order, so the same
+    seed then gives the same partition.
+    """
     import networkx as nx
 
-    weights: dict[tuple[str, str], int] = {}
-    for u, v in G.edges():
-        if u == v:
-            continue
-        a, b = sorted((str(u), str(v)))
-        weights[(a, b)] = weights.get((a, b), 0) + 1
+    weights = Counter(tuple(sorted((str(u), str(v)))) for u, v in G.edges() if u != v)
     H = nx.Graph()
     H.add_nodes_from(sorted(str(n) for n in G.nodes))
     for (a, b), w in sorted(weights.items()):
@@ -69,12 +61,10 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
                        levels: int | None = 1) -> list[Community]:
     """Partition the graph into communities with Louvain modularity (fixed seed, deterministic).
 
-    Louvain runs on :func:`undirected_projection`. Its passes form a hierarchy: level 0 is the
-    final, coarsest partition (what ``louvain_communities`` returns), level 1 splits each level-0
-    community into those of the pass before, and so on; ``levels`` says how many to return
-    (None: all). ``resolution`` above 1 favours smaller communities. Communities come level by
-    level, grouped by parent, largest first, ties by first member; isolated nodes are singletons.
-    A graph without nodes or edges raises :class:`NoCommunities`; a single community warns.
+    Level 0 is the coarsest partition, level 1 splits each level-0 community by the Louvain pass
+    before, and so on; ``levels`` says how many to return (None: all). ``resolution`` above 1
+    favours smaller communities. Communities come level by level, largest first. A graph without
+    edges raises :class:`NoCommunities`; a single community warns.
 
     Examples
     --------
@@ -131,8 +121,6 @@ def partition_signature(communities: Sequence[Community]) -> tuple:
     """A hashable value equal for equal partitions (compare two runs with it)."""
     return tuple((c.level, c.nodes) for c in communities)
 
-
-# --------------------------------------------------------------------------- facts and summaries
 
 def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, str, str, str]]:
     """The edges with both ends inside the community, as sorted ``(subject, relation, object, evidence)``.
@@ -211,10 +199,9 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
                           progress: bool | None = None) -> list[CommunitySummary]:
     """Have the model summarize each community from its facts (one cached call per community).
 
-    Only communities of ``level`` (None: every level) with an internal edge are summarized, in
-    the order given; each prompt holds the first ``max_facts`` facts in sorted order.
-    ``progress`` shows a bar (default: more than 10 calls). Raises :class:`NoCommunities` when
-    no community of that level has a fact.
+    Communities of ``level`` (None: every level) with an internal edge, in the order given, from
+    their first ``max_facts`` sorted facts. ``progress`` defaults to a bar for more than 10
+    calls. Raises :class:`NoCommunities` when no community of that level has a fact.
     """
     from tqdm.auto import tqdm
 
@@ -241,15 +228,12 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
     return out
 
 
-# --------------------------------------------------------------------------- global answers
-
 def score_summaries(question: str, summaries: Sequence[CommunitySummary], *,
                     scorer: str = "embed") -> list[float]:
     """Relevance of each summary to the question (the map step of :func:`global_rag`).
 
-    ``scorer="embed"``: cosine similarity of the question and ``title: summary`` embeddings
-    (no model call). ``scorer="llm"``: the model rates each summary 0-10 with a small JSON
-    schema (one call per summary), rescaled to 0-1.
+    ``scorer="embed"``: embedding cosine, no model call; ``"llm"``: the model rates each summary
+    0-10 (one call each), rescaled to 0-1.
     """
     if scorer not in SCORERS:
         raise ValueError(f"scorer must be one of {SCORERS}, not {scorer!r}.")
@@ -271,9 +255,8 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
                scorer: str = "embed", max_tokens: int = 220) -> tuple[str, list[CommunitySummary]]:
     """Answer a question about the whole corpus from community summaries: ``(answer, summaries used)``.
 
-    Map: score every summary (:func:`score_summaries` with ``scorer``). Reduce: one model call
-    answers from the ``top`` best, in score order (ties by id). ``G`` is checked against the
-    summaries' members, so stale summaries are caught.
+    Map: :func:`score_summaries`; reduce: one model call answers from the ``top`` best. Raises
+    ``ValueError`` when the summaries name nodes that are not in ``G`` (stale summaries).
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("global_rag needs a non-empty question.")
@@ -298,13 +281,13 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     return resp.text.strip(), used
 
 
-# --------------------------------------------------------------------------- figure
-
 def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int = 0,
                      level: int = 0, labels: dict[str, str] | None = None,
                      font_size: int = 7):
-    """Draw the graph with nodes coloured by the communities of ``level`` (spring layout, fixed
-    ``seed``); ``labels`` gives legend text per community id (default: the ids). Returns the Axes."""
+    """Draw the graph with nodes coloured by the communities of ``level``; return the Axes.
+
+    ``labels`` gives legend text per community id (default: the ids).
+    """
     import matplotlib.pyplot as plt
     import networkx as nx
 

@@ -1,20 +1,9 @@
 """Measuring answers honestly: cases, repeated trials, rates with their intervals.
 
 Taught in chapter "Measuring graph against flat". :func:`run_eval` asks every system every
-:class:`Case` ``trials`` times and returns one row per case x system x trial;
-:func:`pass_rates` and :func:`answer_abstain_rates` turn the rows into rates with Wilson 95%
-intervals (:func:`wilson_interval`), :func:`format_rate` prints one as ``k/n = rate [low, high]``
-(the only way the book prints a rate) and :func:`plot_pass_rates` draws them. Retrieval-only
-measures (evidence recall, context budgets) are in :mod:`gaba.retrieval_eval`.
-
-Examples
---------
->>> cases = [Case("Who runs Acme?", ["ada"], "single-fact"),
-...          Case("Who runs Zeta?", [], "unanswerable")]
->>> df = run_eval(cases, {"echo": lambda q, seed: "Ada runs Acme."}, trials=2,
-...               abstained=lambda a: "cannot" in a, progress=False)
->>> df.groupby("case").passed.mean().to_dict()
-{'c01': 1.0, 'c02': 0.0}
+:class:`Case` several times; :func:`pass_rates` and :func:`answer_abstain_rates` turn the rows
+into rates with Wilson 95% intervals, printed by :func:`format_rate`. Retrieval-only measures
+are in :mod:`gaba.retrieval_eval`.
 """
 from __future__ import annotations
 
@@ -44,7 +33,7 @@ def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval ``(low, high)`` for ``k`` successes in ``n`` trials (``z``: normal quantile).
 
     Unlike ``p +/- z*sqrt(p(1-p)/n)`` it stays inside [0, 1] and is not empty at 0 or n
-    successes. ``n == 0`` gives (0.0, 1.0). Computed by ``scipy.stats.binomtest``.
+    successes. ``n == 0`` gives (0.0, 1.0).
 
     >>> wilson_interval(0, 5)  # doctest: +ELLIPSIS
     (0.0, 0.43448...)
@@ -77,6 +66,7 @@ def score_answer(answer: str, case: Case, *, abstained: bool) -> bool:
 
 
 def _accepts_temperature(fn: Callable) -> bool:
+    """Whether ``fn`` takes a ``temperature`` keyword."""
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -98,11 +88,9 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=No
                 fact_order: str = "sorted") -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.
 
-    ``"flat RAG (top-k)"`` is :func:`gaba.rag.flat_rag` over ``documents`` (default the news
-    corpus); ``"graph RAG (h hops)"`` is :func:`gaba.rag.graph_rag` over ``G`` with the grounding
-    rule (``grounding=False``: ``"graph RAG (h hops, no grounding)"``) and fact ``budget``
-    (``"default"``: :data:`gaba.rag.DEFAULT_BUDGET`); ``fact_order="hops"`` adds ``", hop order"``
-    to its name. ``k=None`` or ``hops=None`` leaves one out.
+    ``"flat RAG (top-k)"`` (:func:`gaba.rag.flat_rag`) and ``"graph RAG (h hops)"``
+    (:func:`gaba.rag.graph_rag`; ``", no grounding"`` and ``", hop order"`` join the name when
+    set). ``k=None`` or ``hops=None`` leaves one out.
 
     >>> list(rag_systems(k=2, hops=None))
     ['flat RAG (top-2)']
@@ -128,16 +116,13 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
              progress: bool = True, concurrency: int = 1):
     """Ask every system every question ``trials`` times and score each answer.
 
-    Each system is called as ``fn(question, seed)``, or with ``temperature=t`` when it accepts
-    that keyword, and returns the answer or ``(answer, context)`` (the context's size is recorded).
-    Trial ``i`` uses seed ``first_seed + i``; with ``temperature == 0`` the trials of a
-    deterministic model are copies, not evidence (a warning says so). ``abstained`` defaults to
-    :func:`gaba.answer.is_abstention`. ``on_error="record"`` stores a system's error on its
-    (failed) row instead of raising. ``concurrency`` answers at once (threads; worth 8-16 on a
-    hosted endpoint, nothing on the local model); the rows keep the same order.
-
-    Returns a DataFrame, one row per case x system x trial: ``case, question, kind, answerable,
-    system, trial, seed, answer, abstained, passed, context_tokens, seconds, error``.
+    A system is ``fn(question, seed)`` (plus ``temperature=`` when it takes it) returning the
+    answer or ``(answer, context)``. Trial ``i`` uses seed ``first_seed + i``; at temperature 0
+    the trials are copies (a warning says so). ``on_error="record"`` stores an error on its row
+    instead of raising. ``concurrency`` answers at once in threads (worth 8-16 on a hosted
+    endpoint, nothing on the local model). Returns a DataFrame, one row per case x system x
+    trial: ``case, question, kind, answerable, system, trial, seed, answer, abstained, passed,
+    context_tokens, seconds, error``.
 
     >>> df = run_eval([Case("Who runs Acme?", ["ada"], "single-fact")],
     ...               {"a": lambda q, seed: "Ada."}, trials=3, abstained=lambda a: False,
@@ -232,6 +217,7 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
 
 
 def _rate_table(df, by: list[str], column: str, unit: str):
+    """Rates of the boolean ``column`` per group ``by``, with Wilson intervals."""
     import pandas as pd
 
     if unit not in {"trial", "question"}:
@@ -260,9 +246,8 @@ def _rate_table(df, by: list[str], column: str, unit: str):
 def pass_rates(df, by: Sequence[str] = ("system", "kind"), *, unit: str = "trial"):
     """Pass rate of :func:`run_eval`'s rows per group: columns ``*by, k, n, questions, rate, low, high``.
 
-    ``unit="trial"`` counts every answer (n = questions x trials; the trials of one question
-    are not independent, so the interval is optimistic); ``unit="question"`` counts each
-    question once, as passed when it passed in a majority of its trials.
+    ``unit="trial"`` counts every answer (the interval is optimistic: one question's trials are
+    not independent); ``unit="question"`` counts a question passed when most of its trials passed.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"system": ["g"] * 4, "case": ["a", "a", "b", "b"],
@@ -277,8 +262,8 @@ def pass_rates(df, by: Sequence[str] = ("system", "kind"), *, unit: str = "trial
 def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "trial"):
     """Answer rate on answerable cases and abstain rate on unanswerable ones, with intervals.
 
-    A system that always abstains scores 0 on the first and 1 on the second; both have to be
-    high. Columns ``*by, measure, k, n, questions, rate, low, high``.
+    Both have to be high (always abstaining scores 0 and 1). Columns ``*by, measure, k, n,
+    questions, rate, low, high``.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"system": ["g"] * 3, "case": ["a", "b", "c"],
@@ -305,8 +290,8 @@ def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "tr
 
 def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
                     ylabel: str = "pass rate", colors: Sequence[str] | None = None):
-    """Grouped bars of :func:`pass_rates` (or, with ``x="measure"``, :func:`answer_abstain_rates`)
-    with Wilson error bars and ``n`` in the tick labels: groups by ``x``, one bar per ``hue``."""
+    """Grouped bars of :func:`pass_rates` (or :func:`answer_abstain_rates`, ``x="measure"``) with
+    Wilson error bars: groups by ``x``, one bar per ``hue``."""
     import matplotlib.pyplot as plt
 
     for col in (x, hue, "rate", "low", "high", "n", "k"):
@@ -336,7 +321,7 @@ def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
                             textcoords="offset points", ha="center", va="bottom", fontsize=7)
     ticks = []
     for g in groups:
-        ns = sorted(set(int(v) for v in summary.loc[summary[x] == g, "n"]))
+        ns = sorted({int(v) for v in summary.loc[summary[x] == g, "n"]})
         ticks.append(f"{g}\n(n={'/'.join(map(str, ns))})")
     ax.set_xticks(xs, ticks)
     ax.set_ylabel(ylabel)
@@ -346,20 +331,14 @@ def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
     return ax
 
 
-
-
 def context_tokens(text: Any) -> int:
     """Approximate number of model tokens in a context: words x 1.3, rounded down.
 
-    :func:`gaba.tokens.estimate_tokens` with ``words_only=True`` (English text averages about
-    1.3 tokens per word with common BPE tokenizers); the estimate needs no tokenizer and is the same
-    for every system, which is what a comparison needs. ``text`` may be a string, a list of strings (passages), or a
-    collection of fact triples (each rendered as ``subject relation object``).
+    The same tokenizer-free estimate for every system (:func:`gaba.tokens.estimate_tokens`).
+    ``text`` may be a string, a list of passages, or fact triples.
 
     Examples
     --------
-    >>> context_tokens("Aurora Cell Works supplies Kestrel Motors.")
-    7
     >>> context_tokens([("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors")])
     7
     """
@@ -384,9 +363,10 @@ def format_rate(k: int, n: int, *, digits: int = 2) -> str:
 
 
 def format_rates(summary, *, index: Sequence[str] | None = None, columns: str | None = None):
-    """A rate summary (:func:`pass_rates`, :func:`gaba.retrieval_eval.retrieval_summary`, ...) as a
-    table of ``k/n = rate [low, high]`` cells: one row per group, or pivoted with rows by
-    ``index`` and one column per value of ``columns`` (e.g. ``index=["kind"], columns="system"``)."""
+    """A rate summary (:func:`pass_rates`, ...) as a table of ``k/n = rate [low, high]`` cells.
+
+    One row per group, or pivoted: rows by ``index``, one column per value of ``columns``.
+    """
     cell = [format_rate(int(k), int(n)) for k, n in zip(summary["k"], summary["n"])]
     table = summary.assign(**{"k/n = rate [95% interval]": cell})
     if columns is None:

@@ -1,7 +1,4 @@
-"""The linking index of a graph: surface keys, name words and their weights, name embeddings.
-
-Built once per graph by :func:`name_index` (again when the number of nodes changes) and used by
-the tiers of :func:`gaba.link.link_entities`.
+"""The linking index of a graph, used by the tiers of :func:`gaba.link.link_entities`.
 
 Examples
 --------
@@ -25,8 +22,8 @@ __all__ = ["NameIndex", "name_index"]
 
 
 class NameIndex:
-    """Per-graph tables: surface keys (``phrase_key`` of names and aliases), name words with
-    their rarity weights, neighbours and relations (for the one-word rule), name embeddings."""
+    """Per-graph tables: surface keys of names and aliases, name words and their rarity weights,
+    neighbours and relations (for the one-word rule), name embeddings."""
 
     def __init__(self, G):
         self.signature = G.number_of_nodes()
@@ -41,7 +38,6 @@ class NameIndex:
         for node in names:
             if phrase_key(node):
                 self._add(phrase_key(node), node, "exact")
-        # fuzzy tables
         self.words: dict[str, list[str]] = {}
         df: dict[str, int] = defaultdict(int)
         self.by_word: dict[str, set[str]] = defaultdict(set)
@@ -59,14 +55,13 @@ class NameIndex:
         n = max(len(names), 1)
         self.weight = {w: math.log(1 + n / c) for w, c in df.items()}
         self.vocab = sorted(self.by_word)
-        # neighbourhood and relations, for the one-word context rule
         self.G = G
         self._vectors = None
 
     def _add(self, key, node, kind):
         entry = (node, kind)
         if entry not in self.surfaces[key]:
-            # a node's own name beats an alias; otherwise first come
+            # a node's own name beats an alias
             if kind == "exact":
                 self.surfaces[key].insert(0, entry)
             else:
@@ -74,6 +69,7 @@ class NameIndex:
         self.max_len = max(self.max_len, len(key))
 
     def neighbours(self, node) -> set[str]:
+        """The names of the nodes joined to ``node`` in either direction."""
         G = self.G
         out = set(G.successors(node)) if G.is_directed() else set(G.neighbors(node))
         if G.is_directed():
@@ -81,27 +77,24 @@ class NameIndex:
         return {str(x) for x in out}
 
     def relations(self, node) -> set[str]:
+        """The relations of the edges at ``node``: ``relation`` attributes and string edge keys."""
         G = self.G
-        rels = set()
         edges = list(G.out_edges(node, data=True)) + (list(G.in_edges(node, data=True)) if G.is_directed() else [])
-        for _, _, d in edges:
-            if d.get("relation") is not None:
-                rels.add(str(d["relation"]))
+        rels = {str(d["relation"]) for _, _, d in edges if d.get("relation") is not None}
         if G.is_multigraph():
-            for u, v, k in list(G.out_edges(node, keys=True)) + (list(G.in_edges(node, keys=True)) if G.is_directed() else []):
-                if isinstance(k, str):
-                    rels.add(k)
+            keyed = list(G.out_edges(node, keys=True)) + (list(G.in_edges(node, keys=True)) if G.is_directed() else [])
+            rels |= {k for _, _, k in keyed if isinstance(k, str)}
         return rels
 
     def vectors(self):
-        """Node-name embeddings (unit rows, in ``self.names`` order), computed once per graph."""
+        """Node-name embeddings (unit rows, in ``self.names`` order), computed once."""
         if self._vectors is None:
             self._vectors = embed.embed_texts(self.names, kind="query")
         return self._vectors
 
 
 def name_index(G) -> NameIndex:
-    """The :class:`NameIndex` of ``G``, built once per graph (again when its number of nodes changes)."""
+    """The :class:`NameIndex` of ``G``, rebuilt only when its number of nodes changes."""
     idx = per_graph(G, "name index", lambda: NameIndex(G))
     if idx.signature != G.number_of_nodes():       # O(1); counting edges is O(n)
         idx = per_graph(G, "name index", lambda: NameIndex(G), refresh=True)

@@ -1,6 +1,6 @@
-"""Node merging: one node for each entity a graph spells several ways, the other spellings its aliases.
+"""Node merging: one node per entity a graph spells several ways, the other spellings its aliases.
 
-Taught in chapter "Retrieval that stays sharp at scale" (:func:`merge_equivalent_nodes`).
+Taught in chapter "Retrieval that stays sharp at scale".
 """
 from __future__ import annotations
 
@@ -16,28 +16,12 @@ __all__ = ["merge_equivalent_nodes"]
 
 
 def merge_equivalent_nodes(G, *, threshold: float = 0.9):
-    """Merge nodes that name the same entity in different ways; return ``(H, mapping)``.
+    """Merge nodes that name one entity in different ways; return ``(new graph, {merged: kept})``.
 
-    Knowledge graphs built from many sources spell one entity several ways: "Charles Miller"
-    and "Charles Miller (director)", "George Nicholls, Jr." and "George Nicholls Jr.",
-    "Thomas Stanley" and "Thomas Stanley, 1st Earl of Derby". A traversal cannot cross from one
-    spelling to the other. Two nodes merge when their normalised words (:func:`name_tokens`)
-    are equal, or when one's words are the other's first words followed by a title after a
-    comma, or when RapidFuzz's token-sort ratio of the words reaches ``threshold``. The longest
-    name of a group becomes the node; the others become its ``aliases``.
-
-    Parameters
-    ----------
-    G : networkx MultiDiGraph
-    threshold : float, optional (default 0.9)
-        Lowest token-sort similarity (0-1) for a fuzzy merge of two names sharing their last word.
-
-    Returns
-    -------
-    H : networkx MultiDiGraph
-        A new graph (``G`` is not changed).
-    mapping : dict
-        Every merged name -> the name it was merged into.
+    Two names merge when their words (:func:`gaba.words.name_tokens`) are equal, when one is the
+    other before a comma title ("Thomas Stanley, 1st Earl of Derby"), or when names sharing
+    first and last word reach ``threshold`` token-sort similarity (0-1). The longest name of a
+    group stays; the others become its ``aliases``. ``G`` is not changed.
 
     Examples
     --------

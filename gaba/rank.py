@@ -1,32 +1,7 @@
 """Question-aware ranking of gathered facts, so a small context budget keeps the facts that matter.
 
-Taught in chapter "Retrieval that stays sharp at scale". Two hops around a popular entity can
-gather hundreds of facts; "the first 30" keeps the wrong ones. :func:`rank_facts` orders them by
-how much they have to do with the question (the signals of :mod:`gaba.relevance`) and keeps
-``budget``. Methods:
-
-- ``"embedding"``: cosine of the question with the fact's evidence sentence (or the fact as a sentence);
-- ``"lexical"``: the share of the question's content words (light stems, rarity-weighted, start
-  entities' names left out) in the fact's label and evidence; ``"relation"``: the label only;
-- ``"ppr"`` (alias ``"pagerank"``): personalized PageRank flow from the question's entities;
-- ``"hop"``: hop order, the naive baseline;
-- ``"combined"`` (default): scores *paths* of one or two facts out of a start entity by their
-  embedding similarity, their coverage of the question's four-word pieces and the share of the
-  question's words they cover together (each word counted by how distinctive it is at the node a
-  step leaves); a fact scores the best path through it, so both facts of a two-hop chain rank
-  together. A beam extends paths past two facts; PageRank breaks ties.
-
-Examples
---------
->>> import networkx as nx
->>> G = nx.MultiDiGraph()
->>> G.add_edge("Aurora", "Kestrel", key="SUPPLIES_TO", relation="SUPPLIES_TO")
-'SUPPLIES_TO'
->>> G.add_edge("Kestrel", "Mara", key="led_by", relation="led_by")
-'led_by'
->>> facts = [("Kestrel", "led_by", "Mara"), ("Aurora", "SUPPLIES_TO", "Kestrel")]
->>> rank_facts("Who supplies Kestrel?", facts, G, budget=1, method="relation")
-[('Aurora', 'SUPPLIES_TO', 'Kestrel')]
+Taught in chapter "Retrieval that stays sharp at scale": two hops around a popular entity can
+gather hundreds of facts, and "the first 30" keeps the wrong ones.
 """
 from __future__ import annotations
 
@@ -43,9 +18,7 @@ __all__ = ["METHODS", "COMBINED_WEIGHTS", "rank_facts"]
 #: Ranking methods accepted by :func:`rank_facts` (``"pagerank"`` is an alias of ``"ppr"``).
 METHODS = ("combined", "embedding", "lexical", "relation", "ppr", "pagerank", "hop")
 
-#: Weights of the combined ranker (equal, not fitted): the path's embedding similarity to the
-#: question and its coverage of the question's pieces (each min-max scaled over the candidate
-#: paths), the share of the question's words the path covers, and the PageRank tie-break.
+#: Weights of the combined ranker's path signals (equal, not fitted; PageRank only breaks ties).
 COMBINED_WEIGHTS = {"embedding": 1.0, "pieces": 1.0, "lexical": 1.0, "ppr": 0.05}
 #: Paths kept at each step when the combined ranker follows paths past two facts.
 BEAM = 64
@@ -74,22 +47,12 @@ def _check_facts(facts) -> list[Fact]:
     return out
 
 
-def _check(question, facts, budget, method) -> list[Fact]:
-    _check_options(question, budget, method)
-    return _check_facts(facts)
-
-
 def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict[str, int]) -> list[float]:
-    """Best-path scores: each fact scores the best path from a start entity through it.
+    """Each fact scores the best path from a start entity through it.
 
-    A path's score is its embedding similarity to the question, its coverage of the question's
-    pieces (both min-max scaled over the candidate paths), and the share of the question's
-    words it covers. A word counts at the
-    step that covers it by how *distinctive* it is there: one minus its document frequency
-    among the facts at the node the step leaves from (log scale). "Kestrel's freight supplier"
-    singles out one fact at Kestrel, so "freight" counts fully for Kestrel's one freight
-    deal; "competes", shared by dozens of Kestrel's facts, counts little there but fully at a
-    small supplier with one rival.
+    A path scores its embedding similarity and piece coverage (min-max scaled over the paths)
+    plus the share of question words it covers; a word counts by how distinctive it is among
+    the facts at the node the step leaves ("freight" at Kestrel's one freight deal).
     """
     w = COMBINED_WEIGHTS
     V, e = fact_similarity(question, facts, G)
@@ -213,63 +176,35 @@ def _scores(question: str, facts: list[Fact], G, method: str, entities) -> list[
 
 def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, method: str = "combined",
                entities: Sequence[str] | str | None = None) -> list[Fact]:
-    """The ``budget`` facts most relevant to a question, best first.
+    """The ``budget`` facts most relevant to a question, best first (ties in sorted fact order).
 
-    Taught in chapter "Retrieval that stays sharp at scale".
+    Methods (the signals of :mod:`gaba.relevance`):
 
-    Parameters
-    ----------
-    question : str
-        The question the facts should answer.
-    facts : iterable of (subject, relation, object)
-        Usually ``gaba.graph.gather_facts(G, entities, hops=2)`` (a set: order does not matter;
-        duplicates count once). Relation labels may be in any style.
-    G : networkx graph
-        The graph the facts come from (edge ``evidence`` is used by every method that reads text).
-    budget : int, optional (default 30)
-        How many facts to keep (at least 1). Fewer are returned when there are fewer facts.
-    method : {"combined", "embedding", "lexical", "relation", "ppr", "pagerank", "hop"}
-        The scoring method (see the module notes).
-    entities : str or sequence of str, optional
-        The question's start entities (for every method but ``"embedding"`` and ``"relation"``).
-        By default they are linked from the question with :func:`gaba.link.link_entities`
-        (exact, alias and fuzzy tiers); failing that, the node touching the most facts is used.
+    - ``"embedding"``: cosine of the question with the fact's evidence sentence;
+    - ``"lexical"``: share of the question's rarity-weighted words in the fact's label and
+      evidence; ``"relation"``: in the label only;
+    - ``"ppr"`` (alias ``"pagerank"``): personalized PageRank flow from the start entities;
+    - ``"hop"``: hop order, the naive baseline;
+    - ``"combined"``: the best path of one or two facts (a beam beyond) from a start entity,
+      so both facts of a two-hop chain rank together.
 
-    Returns
-    -------
-    list of (subject, relation, object)
-        At most ``budget`` facts, best first; ties are broken by the sorted order of the facts,
-        so the result is deterministic.
-
-    Raises
-    ------
-    ValueError
-        ``budget`` missing, not an int, or < 1; an unknown ``method``; an empty question.
-    TypeError
-        A fact that is not a 3-tuple of strings.
-
-    Notes
-    -----
-    The embedding methods embed each fact's evidence sentence once (cached on disk by
-    :mod:`gaba.embed` and in memory per graph); after that, ranking a few hundred facts takes
-    milliseconds. The chapter measures it.
+    ``entities`` are the start entities; by default they are linked from the question
+    (:func:`gaba.link.link_entities`, fuzzy), else the node touching the most facts.
+    Raises ``ValueError`` for a bad ``budget``, ``method`` or question, ``TypeError`` for a
+    fact that is not a 3-tuple of strings.
 
     Examples
     --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph()
-    >>> for s, r, o in [("Aurora", "supplies_cells_to", "Kestrel"), ("Voltaic", "rivals", "Aurora"),
-    ...                 ("Kestrel", "partners_with", "Juniper"), ("Helio", "invests_in", "Juniper")]:
-    ...     _ = G.add_edge(s, o, key=r, relation=r)
-    >>> facts = {("Aurora", "supplies_cells_to", "Kestrel"), ("Voltaic", "rivals", "Aurora"),
-    ...          ("Kestrel", "partners_with", "Juniper"), ("Helio", "invests_in", "Juniper")}
-    >>> rank_facts("Which firm rivals the supplier of Kestrel?", facts, G, budget=2, method="lexical")
-    [('Aurora', 'supplies_cells_to', 'Kestrel'), ('Voltaic', 'rivals', 'Aurora')]
-    >>> rank_facts("Which firm rivals the supplier of Kestrel?", facts, G, budget=2, method="hop",
-    ...            entities=["Kestrel"])
-    [('Aurora', 'supplies_cells_to', 'Kestrel'), ('Kestrel', 'partners_with', 'Juniper')]
+    >>> G.add_edge("Aurora", "Kestrel", key="SUPPLIES_TO", relation="SUPPLIES_TO")
+    'SUPPLIES_TO'
+    >>> facts = [("Kestrel", "led_by", "Mara"), ("Aurora", "SUPPLIES_TO", "Kestrel")]
+    >>> rank_facts("Who supplies Kestrel?", facts, G, budget=1, method="relation")
+    [('Aurora', 'SUPPLIES_TO', 'Kestrel')]
     """
-    facts = _check(question, facts, budget, method)
+    _check_options(question, budget, method)
+    facts = _check_facts(facts)
     if not facts:
         return []
     scores = _scores(question, facts, G, method, entities)

@@ -1,28 +1,15 @@
 """How much a gathered fact has to do with a question: the signals :mod:`gaba.rank` combines.
 
-Taught in chapter "Retrieval that stays sharp at scale". Nothing here knows a relation name or a
-word of any corpus: a relation label is read as text (``SUPPLIES_TO``, ``place of birth``), with
-the fact's evidence sentence.
-
-- text: :func:`fact_text`, :func:`fact_similarity` (embedding cosine with the question),
-  :func:`piece_scores` (with each four-word piece of it), :func:`word_matches` and
-  :func:`word_share` (its content words, weighted by rarity);
-- graph position: :func:`start_entities`, :func:`hop_distances`, :func:`ppr_flow`
-  (personalized PageRank flow across each fact's edge).
-
-Fact embeddings and word stems are remembered per graph; :func:`clear_cache` forgets them.
-
-Examples
---------
->>> fact_text(None, ("Aurora", "supplies_cells_to", "Kestrel"))
-'Aurora supplies cells to Kestrel.'
+Taught in chapter "Retrieval that stays sharp at scale". Text signals read a relation label as
+words, with the fact's evidence sentence; graph signals are hop distance and PageRank flow.
+Fact embeddings and word stems are remembered per graph (:func:`clear_cache` forgets them).
 """
 from __future__ import annotations
 
 import re
 import warnings
 import weakref
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -59,7 +46,13 @@ def _evidence(G, fact: Fact) -> str | None:
 
 
 def fact_text(G, fact: Fact) -> str:
-    """The evidence sentence of a fact's edge, or the fact rendered as a sentence."""
+    """The evidence sentence of a fact's edge, or the fact rendered as a sentence.
+
+    Examples
+    --------
+    >>> fact_text(None, ("Aurora", "supplies_cells_to", "Kestrel"))
+    'Aurora supplies cells to Kestrel.'
+    """
     s, r, o = fact
     return _evidence(G, fact) or f"{s} {_label_words(r).lower()} {o}."
 
@@ -80,11 +73,7 @@ def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:
                 found = [m.name for m in link_entities(question, G, method="fuzzy") if m.name in nodes]
     if found:
         return list(dict.fromkeys(found))
-    # nobody named: start from the node touching the most facts (the centre of the gathering)
-    count: dict[str, int] = defaultdict(int)
-    for s, _, o in facts:
-        count[s] += 1
-        count[o] += 1
+    count = Counter(x for s, _, o in facts for x in (s, o))     # nobody named: the busiest node
     best = max(count.values())
     return sorted(n for n, c in count.items() if c == best)[:1]
 
@@ -112,12 +101,9 @@ def ppr_flow(facts: list[Fact], starts: list[str], weights: Sequence[float], *, 
          tol: float = 1e-9, max_iter: int = 200) -> list[float]:
     """Personalized PageRank flow across each fact's edge (undirected, weighted).
 
-    The same fixed point as ``networkx.pagerank(H, alpha, personalization=starts, weight=...)``
-    on the undirected graph ``H`` of the facts (a test checks it), by power iteration on a
-    sparse matrix: a few milliseconds for thousands of facts. A fact scores the random walk's
-    flow across its edge, ``pr[u] * w / strength[u] + pr[v] * w / strength[v]``.
+    The fixed point of ``networkx.pagerank`` on the facts' undirected graph, by sparse power
+    iteration; a fact scores ``pr[u] * w / strength[u] + pr[v] * w / strength[v]``.
     """
-    import numpy as np
     from scipy import sparse
 
     index: dict[str, int] = {}
@@ -154,8 +140,7 @@ _MEMO: "weakref.WeakKeyDictionary" = None  # graph -> (model id, {key: fact vect
 
 
 def _memo(G) -> dict:
-    """What is remembered about a graph's facts: embeddings and word stems (a fresh dict for
-    graphs that cannot be weakly referenced)."""
+    """The per-graph memo of fact embeddings and stems (a fresh dict if ``G`` has no weakref)."""
     global _MEMO
     if _MEMO is None:
         _MEMO = weakref.WeakKeyDictionary()
@@ -174,7 +159,7 @@ def _memo(G) -> dict:
 
 
 def _fact_vectors(G, facts: list[Fact]):
-    """Unit embeddings of the facts' texts, remembered per graph (the disk cache behind them)."""
+    """Unit embeddings of the facts' texts, remembered per graph."""
     table = _memo(G)
     todo = [f for f in facts if ("v", f) not in table]
     if todo:
@@ -227,8 +212,7 @@ def _pieces(question: str, *, width: int = 4, stride: int = 2) -> list[str]:
 
 
 def piece_scores(question: str, V):
-    """Each fact's similarity to each piece of the question, standardised per piece over the
-    facts (a piece every fact matches equally says nothing)."""
+    """Each fact's similarity to each four-word piece of the question, standardised per piece."""
     P = embed.embed_texts(_pieces(question), kind="query")
     S = V @ P.T
     return (S - S.mean(axis=0)) / np.maximum(S.std(axis=0), 1e-6)
@@ -242,9 +226,10 @@ def _without(text: str, names: Iterable[str]) -> str:
 
 
 def word_matches(question: str, facts: list[Fact], G, starts: Sequence[str], *, label_only: bool = False):
-    """(fact x question-word matrix of matches, word weights): the question's content words
-    (start entities' names blanked) found in each fact's label and evidence (the names of its
-    own ends blanked), each word weighted by its rarity among the facts, log(1 + n / df)."""
+    """(fact x question-word match matrix, word weights ``log(1 + n / df)`` over the facts).
+
+    Start entities' names are left out of the question, each fact's own end names out of its text.
+    """
     names = list(starts)
     for s in starts:
         raw = G.nodes[s].get("aliases") if G is not None and s in G else None

@@ -1,21 +1,7 @@
 """Routing a question to the retriever built for it, and answering with it.
 
-Taught in chapters "Graph RAG and multi-hop reasoning" (two routes) and "Global questions" (three).
-
-- :func:`route` - a cheap rule-based pass decides when the cues of exactly one route match
-  (:data:`RULES`: ``"local"`` graph traversal, ``"global"`` community summaries, ``"flat"`` top-k
-  passages); otherwise the model classifies the question, or it falls back to ``"flat"``;
-- :func:`route_question` - the same router with the two-route rule of chapter "Graph RAG"
-  (:data:`GRAPH_OR_FLAT`): document-phrased questions go to flat retrieval, the rest to the graph;
-- :func:`ask` - routes a question and answers it with :func:`gaba.rag.graph_rag`,
-  :func:`gaba.communities.global_rag` or :func:`gaba.rag.flat_rag`.
-
-Examples
---------
->>> route("What themes run across this corpus?", use_model=False)
-'global'
->>> route_question("What did the news say about Kestrel Motors' new factory?")
-'flat'
+Taught in chapters "Graph RAG and multi-hop reasoning" (graph or flat, :func:`route_question`)
+and "Global questions" (local, global or flat, :func:`route`; :func:`ask` also answers).
 """
 from __future__ import annotations
 
@@ -34,8 +20,7 @@ ROUTES = ("local", "global", "flat")
 #: Routes that walk the graph from the entities a question names, so they need one of ``G``'s.
 TRAVERSALS = ("local", "graph")
 
-#: Cue patterns of the rule-based first pass (lower-cased question). Deliberately generic:
-#: they describe question *types*, not the book's questions.
+#: Cue patterns of the rule-based first pass: generic question *types*, not the book's questions.
 RULES: dict[str, tuple[str, ...]] = {
     "local": (
         r"\b(connects?|connected|connection|links?|linked|path|chain|between)\b",
@@ -58,8 +43,7 @@ RULES: dict[str, tuple[str, ...]] = {
     ),
 }
 
-#: The two-route rule of chapter "Graph RAG": phrases that ask what a text says rather than how
-#: entities connect go to ``"flat"``; every other question goes to ``"graph"`` (:func:`route_question`).
+#: The two-route rule of :func:`route_question`: asking what a text says goes to ``"flat"``.
 GRAPH_OR_FLAT: dict[str, tuple[str, ...]] = {
     "flat": (r"\b(what|how) (does|do|did) (the )?(article|document|report|story|snippet|news|text|passage)",
              r"\b(according to|summari[sz]e|announce[ds]?|report(ed|s)?|say|says|said|quote[ds]?|mention(ed|s)?)\b"),
@@ -79,9 +63,8 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
                default: str | None = None) -> tuple[str | None, str]:
     """The rule-based first pass: ``(route, reason)``, or ``(None, reason)`` when unsure.
 
-    A route is decided when the cues of exactly one route of ``rules`` match, or, when no cue
-    matches, it is ``default`` (``None``: unsure). A route of :data:`TRAVERSALS` also needs a
-    graph entity in the question when ``G`` is given (traversal needs a start).
+    Decides when the cues of exactly one route match (no cue: ``default``); with ``G``, a route
+    of :data:`TRAVERSALS` also needs an entity of ``G`` in the question.
     """
     q = " ".join(question.lower().split())
     hits = {r: [p for p in pats if re.search(p, q)] for r, pats in rules.items()}
@@ -111,36 +94,16 @@ def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = Tr
           explain: bool = False, rules: Mapping[str, Sequence[str]] = RULES, default: str | None = None):
     """Choose the retriever for a question: ``"local"``, ``"global"`` or ``"flat"``.
 
-    A cheap rule-based pass (:data:`RULES`, :func:`rule_route`) decides when the cues of
-    exactly one route match. Otherwise, the model classifies the question with a JSON schema
-    whose only field is an enum of the three routes. A question nobody can classify falls
-    back to ``"flat"`` (plain passage retrieval, the safest default), with a note saying why:
-    it has fewer than three words, the model's reply failed the schema, the model is not
-    used, or it chose ``"local"`` but the question names no entity of ``G``.
-
-    Parameters
-    ----------
-    question : str
-    G : networkx graph, optional
-        With a graph, ``"local"`` requires an entity of the graph in the question.
-    use_model : bool
-        False: rules only (unsure questions fall back to flat).
-    use_rules : bool
-        False: skip the rules and ask the model about every question (to measure it alone).
-    explain : bool
-        Return a :class:`RouteDecision` (route, by, reason) instead of the route string.
-    rules, default : optional
-        Other cue rules and the route taken when none of their cues matches (see
-        :func:`rule_route`; :func:`route_question` uses :data:`GRAPH_OR_FLAT` and ``"graph"``).
+    :func:`rule_route` decides when it can; otherwise the model picks one of the three routes
+    (``use_model``). A question neither can classify, or with fewer than three words, falls back
+    to ``"flat"``, the safest. ``explain=True`` returns a :class:`RouteDecision` saying why.
+    ``rules`` and ``default`` go to :func:`rule_route`; ``use_rules=False`` asks the model about
+    every question.
 
     Examples
     --------
     >>> route("Which industries does this news cover?", use_model=False)
     'global'
-    >>> route("How much did the deal cost?", use_model=False)
-    'flat'
-    >>> route("Tell me something.", use_model=False, explain=True).by
-    'fallback'
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("route needs a non-empty question string.")
@@ -162,15 +125,11 @@ def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = Tr
 def route_question(question: str, G=None) -> str:
     """``"graph"`` for questions about entities and their connections, ``"flat"`` for what a text says.
 
-    :func:`route` with one rule and no model (:data:`GRAPH_OR_FLAT`): questions phrased around
-    a document ("what does the report say", "according to", "summarize") go to flat retrieval;
-    everything else goes to the graph (and, when ``G`` is given, only if the question names one
-    of its entities). Questions of fewer than three words go to flat retrieval.
+    :func:`route` with the rule :data:`GRAPH_OR_FLAT` and no model; with ``G``, ``"graph"`` also
+    needs one of its entities in the question.
 
     Examples
     --------
-    >>> route_question("Who competes with Kestrel Motors' battery supplier?")
-    'graph'
     >>> route_question("What did the news say about Kestrel Motors' new factory?")
     'flat'
     """
@@ -178,6 +137,7 @@ def route_question(question: str, G=None) -> str:
 
 
 def _model_route(question: str, G, rules_reason: str) -> RouteDecision:
+    """The model's route (one schema-constrained call), or a fallback to flat with the reason."""
     try:
         resp = call_llm(prompts.ROUTER_PROMPT.format(question=" ".join(question.split())),
                         system=prompts.ROUTER_SYSTEM, schema=prompts.ROUTER_SCHEMA,
@@ -190,8 +150,6 @@ def _model_route(question: str, G, rules_reason: str) -> RouteDecision:
                                                  "entity of the graph to start a traversal from")
     return RouteDecision(r, "model", f"{rules_reason}; model chose {r}")
 
-
-# --------------------------------------------------------------------------- dispatch
 
 @dataclasses.dataclass
 class Answer:
@@ -208,36 +166,20 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
         route_to: str | None = None, use_model: bool = True, hops: int = 2, k: int = 2,
         top: int = 3, scorer: str = "embed", local: Callable[..., tuple[str, Any]] | None = None,
         flat: Callable[..., tuple[str, Any]] | None = None) -> Answer:
-    """Route a question and answer it with the chosen retriever.
+    """Route a question (:func:`route`, or ``route_to``) and answer it with that retriever.
 
-    Parameters
-    ----------
-    question : str
-    G : networkx graph
-        The knowledge graph (local traversal and communities).
-    summaries : list of CommunitySummary, optional
-        For global questions. Without them, a global question first detects and summarizes
-        the communities (indexing work, said in ``Answer.note``; pass them to reuse).
-    route_to : {"local", "global", "flat"}, optional
-        Skip the router and use this route.
-    use_model : bool
-        Passed to :func:`route`.
-    hops, k, top : int
-        Hops of local traversal, passages of flat retrieval, summaries of global answers.
-    scorer : {"embed", "llm"}
-        How global answers score the summaries (see :func:`score_summaries`).
-    local, flat : callable, optional
-        Replace :func:`gaba.rag.graph_rag` / :func:`gaba.rag.flat_rag` (same signatures).
-
-    Returns
-    -------
-    Answer
+    A global question without ``summaries`` first detects and summarizes the communities (said in
+    ``Answer.note``). ``hops``, ``k``, ``top`` and ``scorer`` go to the local, flat and global
+    retrievers; ``local`` and ``flat`` replace :func:`gaba.rag.graph_rag` and
+    :func:`gaba.rag.flat_rag`.
 
     Examples
     --------
-    >>> a = ask("Which industries does this news cover?", G, summaries=summaries)  # doctest: +SKIP
-    >>> a.route                                                                     # doctest: +SKIP
-    'global'
+    >>> import networkx as nx
+    >>> a = ask("How much did the deal cost?", nx.MultiDiGraph(), use_model=False,
+    ...         flat=lambda q, k: ("12 million.", ["The deal cost 12 million."]))
+    >>> a.route, a.answer
+    ('flat', '12 million.')
     """
     if route_to is not None and route_to not in ROUTES:
         raise ValueError(f"route_to must be one of {ROUTES} or None, not {route_to!r}.")
@@ -247,13 +189,9 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
         d = RouteDecision(route_to, "caller", "route given by the caller")
     note = d.reason
     if d.route == "local":
-        if local is None:
-            local = rag.graph_rag
-        answer, evidence = local(question, G, hops=hops)
+        answer, evidence = (rag.graph_rag if local is None else local)(question, G, hops=hops)
     elif d.route == "flat":
-        if flat is None:
-            flat = rag.flat_rag
-        answer, evidence = flat(question, k=k)
+        answer, evidence = (rag.flat_rag if flat is None else flat)(question, k=k)
     else:
         if summaries is None:
             summaries = summarize_communities(G, detect_communities(G))

