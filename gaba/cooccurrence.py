@@ -15,7 +15,7 @@ from .validate import normalize_predicate
 
 #: Relation of a co-occurrence edge whose connecting words do not make a short predicate.
 COOCCURRENCE_RELATION = "mentioned_with"
-#: At most this many words between two names become the edge's relation ("A married B": ``married``).
+#: At most this many words between two names become the edge's relation ("A married B" -> ``married``).
 COOCCURRENCE_MAX_WORDS = 6
 
 
