@@ -87,12 +87,10 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation"):
         return {"gold": len(g), "extracted": len(p), "correct": c,
                 "precision": prec, "recall": rec, "f1": f1}
 
-    if match == "pair":
-        df = pd.DataFrame.from_dict({"overall": row(P, G)}, orient="index")
-        df.index.name = "relation"
-        return df
-    rels = sorted({f[1] for f in P | G}, key=lambda r: (RELATIONS.index(r) if r in RELATIONS else 99, r))
-    rows = {r: row({f for f in P if f[1] == r}, {f for f in G if f[1] == r}) for r in rels}
+    rows = {}
+    if match == "relation":
+        rels = sorted({f[1] for f in P | G}, key=lambda r: (RELATIONS.index(r) if r in RELATIONS else 99, r))
+        rows = {r: row({f for f in P if f[1] == r}, {f for f in G if f[1] == r}) for r in rels}
     rows["overall"] = row(P, G)
     df = pd.DataFrame.from_dict(rows, orient="index")
     df.index.name = "relation"

@@ -133,18 +133,20 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
     n = rec.get("sentence")
     i = n - 1 if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(sentences) else None
 
+    def window(j: int) -> str:
+        """Sentence ``j`` with the one before it (for "she" and "it")."""
+        return " ".join(sentences[max(j - 1, 0):j + 1])
+
     def supports(j: int) -> bool:
-        here = [mentions(sentences[j], x) for x in (subj, obj)]
-        window = sentences[j] if j == 0 else sentences[j - 1] + " " + sentences[j]
-        return any(here) and all(mentions(window, x) for x in (subj, obj))
+        return (any(mentions(sentences[j], x) for x in (subj, obj))
+                and all(mentions(window(j), x) for x in (subj, obj)))
 
     if i is None or not supports(i):
         i = next((j for j, s in enumerate(sentences)
                   if mentions(s, subj) and mentions(s, obj)), None)
     if i is None:
         return f"no sentence of the document mentions both {subj!r} and {obj!r}"
-    window = sentences[i] if i == 0 else sentences[i - 1] + " " + sentences[i]
-    if not _predicate_in(pred, window):
+    if not _predicate_in(pred, window(i)):
         return f"predicate {pred!r} does not occur in the sentence"
     return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
 
