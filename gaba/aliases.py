@@ -26,12 +26,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
     longer name ("Voss" -> "Mara Voss"). A name matching two entities, or made only of
     :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names as
     long and short forms; ``extended_titles`` drops :data:`~gaba.names.ALL_TITLES` from them too.
-
-    Returns
-    -------
-    dict
-        Surface form (as given, and normalised) -> canonical name, for every input name and every
-        document name that resolves to one of them.
+    The table maps every input name (as given, and normalised) and every document name that
+    resolves to one of them.
 
     Examples
     --------

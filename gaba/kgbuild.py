@@ -110,9 +110,8 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     if ex.failed:
         what = (f"{len(ex.failed)} of {len(docs)} documents" if parts == len(docs) else
                 f"{len(ex.failed)} of {parts} passages ({len(docs)} documents)")
-        warnings.warn(f"{what} could not be extracted and are "
-                      f"missing from the graph: " + "; ".join(f"{k}: {v}" for k, v in
-                                                              sorted(ex.failed.items())),
+        failures = "; ".join(f"{k}: {v}" for k, v in sorted(ex.failed.items()))
+        warnings.warn(f"{what} could not be extracted and are missing from the graph: {failures}",
                       stacklevel=2)
     return G
 

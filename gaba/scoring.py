@@ -54,12 +54,8 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation"):
     and COMPETES_WITH ignores direction. ``predicted`` and ``gold`` (default: the book's gold
     facts) are graphs, Triples, dicts or tuples. ``match="pair"`` compares only which two entities
     are linked, the fair measure for open extraction; its result has only the ``overall`` row.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index: each relation, then ``overall``. Columns: ``gold``, ``extracted``, ``correct``,
-        ``precision``, ``recall``, ``f1`` (NaN where undefined).
+    Returns a DataFrame indexed by relation, then ``overall``, with columns ``gold``,
+    ``extracted``, ``correct``, ``precision``, ``recall``, ``f1`` (NaN where undefined).
 
     Examples
     --------
