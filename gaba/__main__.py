@@ -78,10 +78,9 @@ def _one_line(exc: BaseException) -> str:
 
 
 def graph_output(corpus: str | Path, out: str | Path | None = None) -> Path:
-    """Where ``build-graph`` writes: ``out``, or ``<corpus name>.graph.json`` in the working folder
-    (the resolved folder's name, or the file's name without its suffix, so ``.`` works).
+    """Where ``build-graph`` writes: ``out``, or ``<corpus name>.graph.json`` in the working folder.
 
-    Raises ValueError when that path cannot be written - checked before any extraction.
+    Raises ValueError, before any extraction, when that path cannot be written.
     """
     if out is None:
         src = Path(corpus).expanduser().resolve()
@@ -110,15 +109,14 @@ def graph_output(corpus: str | Path, out: str | Path | None = None) -> Path:
 
 
 def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None) -> int:
-    """``build-graph``: extract (resuming from the documents already recorded), then write the
-    graph once, atomically. Prints a line of counts and speed, then the graph's size."""
-    out = graph_output(path, out_arg)           # fail before any work
-    workers = llm.concurrency(concurrency)         # a bad setting fails before any work too
-    docs = load_documents(path)                 # a bad corpus fails before any model call
+    """``build-graph``: extract (resuming from the recorded documents), write the graph, print counts."""
+    out = graph_output(path, out_arg)           # bad arguments fail before any work
+    workers = llm.concurrency(concurrency)
+    docs = load_documents(path)
     t0 = time.perf_counter()
     G = build_knowledge_graph(docs, concurrency=workers)
     seconds = time.perf_counter() - t0
-    save_graph(G, out)                          # atomic, mode 0666 minus the umask
+    save_graph(G, out)
     print(extraction_summary(len(docs), G.graph.get("cache", {}), len(G.graph.get("failed", {})),
                              seconds, workers))
     print(f"{G.number_of_nodes()} nodes, {G.number_of_edges()} edges -> {out}")
@@ -196,8 +194,8 @@ def _run(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return the exit code (0 ok, 1 error, 2 usage, 130 interrupted).
 
-    Errors are one line, ``error: ...`` on stderr; ``--debug`` adds the traceback.
-    Warnings are one line too, ``warning: ...``.
+    Errors and warnings print one line each (``error: ...``, ``warning: ...``); ``--debug`` adds
+    the traceback.
     """
     try:
         args = _parser().parse_args(argv)

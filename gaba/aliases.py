@@ -1,8 +1,6 @@
 """Entity reconciliation: an alias table from the extracted names and the texts, and its grade.
 
-Taught in chapter "From text to a knowledge graph". "Kestrel" and "Kestrel Motors" are one
-entity; :func:`reconcile_entities` finds such short forms, :func:`apply_aliases` renames the
-triples, :func:`evaluate_aliases` compares the table with gold aliases.
+Taught in chapter "From text to a knowledge graph". "Kestrel" and "Kestrel Motors" are one entity.
 """
 from __future__ import annotations
 
@@ -23,32 +21,13 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
                        extended_titles: bool = False) -> dict[str, str]:
     """Build an alias table: every surface form -> its canonical (longest) name.
 
-    Taught in chapter "From text to a knowledge graph". Names are normalised
-    (:func:`~gaba.names.normalize_name`) and compared case-insensitively. A name whose words are the
-    beginning of exactly one longer name is an alias of it ("Kestrel" -> "Kestrel Motors",
-    "Pacific Crest" -> "Pacific Crest Logistics"); failing that, a name whose words end
-    exactly one longer name is too ("Voss" -> "Mara Voss"). The longer names come from
-    ``names`` and from the capitalised names of ``documents`` (:func:`~gaba.names.capitalised_names`),
-    which also contribute the short forms the texts use. A name matching two different
-    entities ("Pacific" with "Pacific Crest Logistics" and "Pacific Bank") stays itself, and
-    so does a name made only of organisation words (:data:`~gaba.names.ORG_WORDS`, e.g. "Motors").
-
-    Parameters
-    ----------
-    names : iterable of str
-        Surface forms, e.g. the subjects and objects of extracted triples.
-    documents : None, list or path, optional
-        Documents whose text supplies long and short forms (anything ``load_documents``
-        accepts); None uses only ``names``.
-    extended_titles : bool
-        Drop the titles of :data:`~gaba.names.ALL_TITLES` from the documents' names too (open extraction
-        does), so "Coach Elin Rasmark" is not made the canonical form of "Elin Rasmark".
-
-    Returns
-    -------
-    dict
-        Surface form (as given, and normalised) -> canonical name, for every input name and
-        every document name that resolves to one of them.
+    Names are compared normalised and case-insensitively. A name that begins exactly one longer
+    name is its alias ("Kestrel" -> "Kestrel Motors"); failing that, one that ends exactly one
+    longer name ("Voss" -> "Mara Voss"). A name matching two entities, or made only of
+    :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names as
+    long and short forms; ``extended_titles`` drops :data:`~gaba.names.ALL_TITLES` from them too.
+    The table maps every input name (as given, and normalised) and every document name that
+    resolves to one of them.
 
     Examples
     --------
@@ -69,7 +48,7 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
         norm = normalize_name(n)
         if norm and is_name(norm):
             spellings.setdefault(norm.lower(), Counter())[norm] += 1
-    display = {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in spellings.items()}
+    display = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for k, c in spellings.items()}
     toks = {k: tuple(lower_words(k)) for k in display}
     # resolve longer names first, so a short name can follow a chain to its final canonical
     order = sorted(display, key=lambda k: (-len(toks[k]), k))
@@ -114,16 +93,13 @@ def apply_aliases(triples: Iterable[Triple], table: dict[str, str]) -> list[Trip
 
 
 def evaluate_aliases(table: dict[str, str], gold: dict[str, str] | None = None):
-    """Compare an alias table with the gold aliases: one row per gold alias, plus merges made.
-
-    Taught in chapter "From text to a knowledge graph".
+    """Compare an alias table with the gold aliases (default: the book's).
 
     Returns
     -------
     (pandas.DataFrame, dict)
-        Rows ``alias, expected, resolved, correct``; and a summary with ``gold`` (number of
-        gold aliases), ``resolved`` (correct), ``recall``, ``merges`` (table entries whose
-        name changed), ``wrong_merges`` and ``precision`` of those merges.
+        Rows ``alias, expected, resolved, correct``; and a summary with ``gold``, ``resolved``,
+        ``recall``, ``merges`` (entries whose name changed), ``wrong_merges`` and ``precision``.
     """
     import pandas as pd
 

@@ -15,8 +15,7 @@ from .validate import normalize_predicate
 
 #: Relation of a co-occurrence edge whose connecting words do not make a short predicate.
 COOCCURRENCE_RELATION = "mentioned_with"
-#: A co-occurrence edge takes the words between its two names as its relation when there
-#: are at most this many of them and no other name ("Sevrine married Emeric" -> ``married``).
+#: At most this many words between two names become the edge's relation ("A married B" -> ``married``).
 COOCCURRENCE_MAX_WORDS = 6
 
 
@@ -33,20 +32,17 @@ def _maximal_mentions(sentence: str, names: Iterable[str]) -> list[str]:
 def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[Triple]:
     """A rule, not the model: link every two names written in the same sentence.
 
-    Taught in chapter "From text to a knowledge graph". For each sentence of ``doc``
-    (:func:`~gaba.passages.split_sentences`) and each two of its names (``names``, default the document's
-    :func:`~gaba.names.candidate_names`; where names overlap, the longest), in reading order: one triple
-    whose evidence is the sentence and whose relation is the words between the two names
-    as a predicate (:func:`~gaba.validate.normalize_predicate`) when there are at most
-    :data:`COOCCURRENCE_MAX_WORDS` of them and no other name, else :data:`COOCCURRENCE_RELATION`. Nothing
-    here knows a word of any domain; the model's triples say *how* two names are related,
-    this rule only makes sure that two names a sentence puts together are connected.
+    ``names`` defaults to the document's :func:`~gaba.names.candidate_names` (the longest where two
+    overlap). The relation is the words between the two names as a predicate
+    (:func:`~gaba.validate.normalize_predicate`) when there are at most
+    :data:`COOCCURRENCE_MAX_WORDS` and no other name, else :data:`COOCCURRENCE_RELATION`.
 
     Examples
     --------
     >>> doc = {"id": "d1", "text": "Ann Lee founded Acme in Oslo. Acme hired Bo Tarn."}
-    >>> [t.as_tuple() for t in cooccurrence_triples(doc)]
-    [('Ann Lee', 'founded', 'Acme'), ('Ann Lee', 'mentioned_with', 'Oslo'), ('Acme', 'mentioned_with', 'Oslo'), ('Acme', 'hired', 'Bo Tarn')]
+    >>> [t.as_tuple() for t in cooccurrence_triples(doc)]  # doctest: +NORMALIZE_WHITESPACE
+    [('Ann Lee', 'founded', 'Acme'), ('Ann Lee', 'mentioned_with', 'Oslo'),
+     ('Acme', 'mentioned_with', 'Oslo'), ('Acme', 'hired', 'Bo Tarn')]
     """
     text = doc["text"]
     names = list(candidate_names(text) if names is None else names)

@@ -1,22 +1,8 @@
 """A graph's entities by name: the name table, resolving one name, finding the names in a question.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". A node is found by its own name or an
-alias (the ``aliases`` node attribute), in any case, through one name table
-(:func:`build_name_table`, keyed by :func:`name_key`) on either backend: a NetworkX graph or a
-:class:`gaba.store.FalkorStore`.
-
-- :func:`resolve_entity` - one name to its node, with suggestions when it is unknown;
-- :func:`find_entities` - the graph's entities named in a question (longest names first).
-
-Examples
---------
->>> import networkx as nx
->>> G = nx.MultiDiGraph()
->>> G.add_node("Kestrel Motors", aliases=["Kestrel"]); G.add_node("Aurora Cell Works")
->>> resolve_entity(G, "kestrel")
-'Kestrel Motors'
->>> find_entities("Does Aurora Cell Works supply kestrel?", G)
-['Aurora Cell Works', 'Kestrel Motors']
+Taught in chapter "Graph RAG and multi-hop reasoning". A node is found by its name or an alias
+(the ``aliases`` node attribute), in any case, through one name table on either backend: a
+NetworkX graph or a :class:`gaba.store.FalkorStore`.
 """
 from __future__ import annotations
 
@@ -51,8 +37,7 @@ _tables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def per_graph(G, what: str, build: Callable[[], Any], *, refresh: bool = False) -> Any:
     """A table derived from ``G`` (names, relation types), built once per graph; ``refresh`` rebuilds it.
 
-    Counting a NetworkX multigraph's edges is linear in their number, so the cache does not
-    notice changes to the graph: callers refresh when a lookup misses.
+    The cache does not notice changes to the graph: callers refresh when a lookup misses.
     """
     entry = _tables.setdefault(G, {})
     if refresh or what not in entry:
@@ -91,9 +76,6 @@ def node_aliases(G, node) -> list[str]:
 def build_name_table(rows: Iterable[tuple[str, object]]) -> dict[str, str]:
     """``{name_key(surface form): node}`` from ``(node, aliases)`` rows; a node's own name wins over aliases.
 
-    The one name table of the package, of both backends
-    (:meth:`gaba.store.FalkorStore.name_table` builds its own with it).
-
     Examples
     --------
     >>> build_name_table([("Kestrel Motors", ["Kestrel"]), ("Kestrel", None)])     # the node wins
@@ -120,27 +102,15 @@ def name_table(G, *, refresh: bool = False) -> dict[str, str]:
 def suggest(G, name: str, k: int = 3) -> list[str]:
     """The ``k`` node names closest to ``name`` (RapidFuzz over names and aliases)."""
     table = name_table(G)
-    out: list[str] = []
-    for key, _, _ in process.extract(name.lower(), list(table), scorer=fuzz.WRatio, limit=4 * k):
-        if table[key] not in out:
-            out.append(table[key])
-    return out[:k]
+    hits = process.extract(name.lower(), list(table), scorer=fuzz.WRatio, limit=4 * k)
+    return list(dict.fromkeys(table[key] for key, _, _ in hits))[:k]
 
 
 def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
     """The node a name refers to: the node itself, or a name or alias in any case and spacing.
 
-    Parameters
-    ----------
-    G : networkx graph or gaba.store.FalkorStore
-    name : str
-    noun : str, optional
-        What the error message calls a node ("No entity called ...").
-
-    Raises
-    ------
-    EntityNotFound
-        An unknown or empty name; the message suggests the closest names (:func:`suggest`).
+    Raises :class:`~gaba.errors.EntityNotFound` for an unknown or empty name, suggesting the
+    closest names (:func:`suggest`); ``noun`` is what its message calls a node.
 
     Examples
     --------
@@ -170,30 +140,17 @@ def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
 
 
 def find_entities(question: str, G) -> list[str]:
-    """The graph's entities named in a question, in order of appearance.
+    """The graph's entities named in a question, each once, in order of appearance (``[]`` if none).
 
-    Every node name and alias is matched case-insensitively as a whole phrase (not inside a
-    longer word), longest names first; text claimed by a longer name is not matched again by a
-    shorter one, so "Kestrel Motors" is found once and not also as "Kestrel". Names containing
-    regex or quote characters are matched literally.
-
-    Parameters
-    ----------
-    question : str
-    G : networkx graph or gaba.store.FalkorStore
-        Nodes may carry an ``aliases`` attribute (a list of other names).
-
-    Returns
-    -------
-    list of str
-        Canonical node names, each once, ordered by where they first appear; ``[]`` if none.
+    Names and aliases are matched case-insensitively as whole phrases, longest first; text a
+    longer name claimed is not matched again, so "Kestrel Motors" is not also "Kestrel".
 
     Examples
     --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph(); G.add_node("Kestrel Motors", aliases=["Kestrel"])
-    >>> find_entities("Who supplies KESTREL MOTORS?", G), find_entities("What is the weather?", G)
-    (['Kestrel Motors'], [])
+    >>> find_entities("Who supplies KESTREL MOTORS?", G)
+    ['Kestrel Motors']
     """
     if not is_store(G):
         check_graph(G)
@@ -212,10 +169,4 @@ def find_entities(question: str, G) -> list[str]:
                 continue
             taken[m.start():m.end()] = [True] * (m.end() - m.start())
             found.append((m.start(), table[surface]))
-    seen: set[str] = set()
-    ordered = []
-    for _, node in sorted(found, key=lambda t: t[0]):
-        if node not in seen:
-            seen.add(node)
-            ordered.append(node)
-    return ordered
+    return list(dict.fromkeys(node for _, node in sorted(found, key=lambda t: t[0])))

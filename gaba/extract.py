@@ -1,10 +1,8 @@
 """From text to triples: extract one document, or a whole corpus through the triples cache.
 
-Taught in chapter "From text to a knowledge graph". :func:`extract_triples` sends one document's
-extraction request (:mod:`gaba.request`) and validates the answer (:mod:`gaba.validate`);
-:func:`extract_corpus` does it for every passage of a corpus (:func:`gaba.passages.split_document`),
-several calls at a time, recording each answer in the triples cache (:mod:`gaba.kgcache`) so an
-interrupted run resumes and a rebuild makes no model call.
+Taught in chapter "From text to a knowledge graph". The corpus is extracted passage by passage,
+several calls at a time, each answer recorded as soon as it arrives, so an interrupted run
+resumes and a rebuild makes no model call.
 """
 from __future__ import annotations
 
@@ -43,18 +41,11 @@ class Extraction:
 
     @property
     def extracted(self) -> int:
-        """Documents sent to the extractor in this run that succeeded (not from the cache)."""
+        """Documents extracted in this run (not from the cache) that succeeded."""
         return self.cache.get("misses", 0) - len(self.failed)
 
     def summary(self) -> str:
-        """One line: documents, how many extracted/cached/failed, seconds and documents/s.
-
-        Examples
-        --------
-        >>> Extraction([], [], {}, {}, {"hits": 3, "misses": 2, "rebuilt": 0},
-        ...            wall_seconds=4.0, concurrency=8).summary()
-        '5 documents in 4.0 s: 2 extracted (0.50 documents/s, 8 in flight), 3 from the cache, 0 failed'
-        """
+        """One line: documents, how many extracted/cached/failed, seconds and documents/s."""
         return extraction_summary(self.cache.get("hits", 0) + self.cache.get("misses", 0), self.cache,
                                   len(self.failed), self.wall_seconds, self.concurrency)
 
@@ -90,38 +81,18 @@ def _call_extractor(doc: dict, schema: Any = None):
 
 
 def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | None = None) -> list[Triple]:
-    """Extract the facts of one document as validated triples with provenance.
+    """Extract the facts of one document as validated triples (names as written, not reconciled).
 
-    Taught in chapter "From text to a knowledge graph".
-
-    Parameters
-    ----------
-    doc : dict or str
-        ``{"id", "text"}`` (as from :func:`gaba.data.news.load_documents`) or a plain string
-        (id ``d01``).
-    schema : None, dict or list, optional
-        None (default): open extraction, predicates taken from the text. A domain schema
-        (e.g. :data:`gaba.prompts.NEWS_SCHEMA`) restricts relations to its names.
-    rejected : list, optional
-        If given, the :class:`~gaba.validate.Rejection` records are appended to it.
-
-    Returns
-    -------
-    list of Triple
-        Names as written in the text (not yet reconciled).
-
-    Raises
-    ------
-    DocumentError
-        The document is empty, not text, or longer than :data:`~gaba.passages.MAX_DOCUMENT_TOKENS`.
-    LLMOutputError
-        The model's answer failed the schema after retries (the message names the document).
+    ``doc`` is ``{"id", "text"}`` or a string (id ``d01``); ``schema=None`` is open extraction, a
+    domain schema (:data:`gaba.prompts.NEWS_SCHEMA`) restricts the relations; the refused records
+    are appended to ``rejected`` if given. Raises :class:`~gaba.errors.DocumentError` for an empty,
+    non-text or too long document, :class:`~gaba.errors.LLMOutputError` when the answer fails the
+    schema after retries.
 
     Examples
     --------
-    >>> from gaba.data.news import load_documents                    # doctest: +SKIP
-    >>> for t in extract_triples(load_documents()[0]): print(t)       # doctest: +SKIP
-    Aurora Cell Works -[SUPPLIES_TO]-> Kestrel Motors
+    >>> extract_triples("Acme said so.")      # one name: no fact possible, no model call
+    []
     """
     d = as_document(doc)
     if schema is None and len(candidate_names(d["text"])) < 2:
@@ -153,51 +124,20 @@ def _failure(doc_id: str, exc: Exception) -> str:
 def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str | Path | None = None,
                    rebuild: bool = False, progress: bool = True,
                    concurrency: int | None = None) -> Extraction:
-    """Extract every document, through the per-document triples cache, several calls at a time.
+    """Extract every document through the per-document triples cache, several calls at a time.
 
-    Taught in chapter "From text to a knowledge graph". Each document's model records are
-    stored in ``<cache_dir>/<key>.json``, keyed by :func:`~gaba.kgcache.triples_cache_key` (document text,
-    prompt version, model), as soon as that document is done. A hit makes no model call, so an
-    interrupted run (Ctrl-C, a crash) resumes where it stopped; a corrupt entry is re-extracted
-    and rewritten; a document whose extraction fails is reported in ``Extraction.failed``
-    (message naming the document) while the others go on, and nothing is written for it.
-    A document longer than :data:`~gaba.passages.PASSAGE_WORDS` words is extracted passage by passage
-    (:func:`~gaba.passages.split_document`): its triples carry the passage id (``"wp01#2"``), and a passage
-    that fails loses only that passage.
-
-    Up to ``concurrency`` documents are extracted at once (threads; the results are assembled
-    in document order, so the graph does not depend on which call finished first). On Ctrl-C
-    the documents not started are dropped, the calls in flight finish and are recorded, and
-    ``KeyboardInterrupt`` propagates.
-
-    Parameters
-    ----------
-    documents : None, list or path
-        Anything :func:`gaba.data.news.load_documents` accepts (default: the news corpus).
-    schema : None, dict or list, optional
-        None: open extraction (default); else a domain schema (see :func:`extract_triples`).
-    cache_dir : str or Path, optional
-        Folder of the triples cache (default :func:`~gaba.kgcache.kg_cache_dir`).
-    rebuild : bool
-        Ignore (and overwrite) cached entries.
-    progress : bool
-        Show a tqdm progress bar over the documents (documents/s, ETA, cache hits, failures).
-    concurrency : int, optional
-        Model calls in flight (default :func:`gaba.llm.concurrency`: ``GABA_CONCURRENCY``, else
-        1 for the local model and 8 for an OpenAI-compatible endpoint).
-
-    Raises
-    ------
-    DocumentError
-        Before any model call, if a document is empty, not text or too long.
-    CacheMiss
-        Offline (``GABA_OFFLINE=1``) and a document's extraction was never recorded.
+    A cache hit makes no model call; a corrupt entry is re-extracted; a document that fails is
+    reported in ``Extraction.failed`` while the others go on. A document longer than
+    :data:`~gaba.passages.PASSAGE_WORDS` words is extracted passage by passage (ids ``"wp01#2"``).
+    Results are assembled in document order, whichever call finishes first. ``concurrency``
+    defaults to :func:`gaba.llm.concurrency`. Raises :class:`~gaba.errors.DocumentError` before
+    any model call, and :class:`~gaba.errors.CacheMiss` offline when an extraction was never
+    recorded; on Ctrl-C the calls in flight finish and are recorded.
 
     Examples
     --------
-    >>> ex = extract_corpus(progress=False, concurrency=8)               # doctest: +SKIP
-    >>> print(ex.summary())                                               # doctest: +SKIP
-    14 documents in 0.1 s: 0 extracted (0.00 documents/s, 8 in flight), 14 from the cache, 0 failed
+    >>> extract_corpus(["Acme said so."], progress=False).cache
+    {'hits': 0, 'misses': 1, 'rebuilt': 0}
     """
     from tqdm import tqdm
 
@@ -205,7 +145,7 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     docs = load_documents(documents)
     for d in docs:
         check_document(d)
-    docs = [p for d in docs for p in split_document(d)]   # long documents: passage by passage
+    docs = [p for d in docs for p in split_document(d)]
     workers = llm.concurrency(concurrency)
     folder = kg_cache_dir(cache_dir)
     out = Extraction([], [], {}, {}, {"hits": 0, "misses": 0, "rebuilt": 0}, concurrency=workers)
@@ -230,26 +170,25 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     bar = tqdm(total=len(docs), initial=len(docs) - sum(map(len, todo.values())),
                desc="extracting triples", unit="doc", disable=not progress, file=sys.stderr)
 
-    def finish(key: str, entry: dict | None, exc: Exception | None) -> None:
-        for i in todo[key]:
-            if exc is None:
-                entries[i] = entry
-            else:
+    def finish(key: str, result) -> None:
+        """Record ``result()`` (the entry) for the documents of ``key``, or its failure."""
+        try:
+            entry = result()
+        except CacheMiss:
+            raise                  # offline with no recording: a setup error, not this document's
+        except GabaError as exc:   # malformed output, a context overflow, a failing endpoint
+            for i in todo[key]:
                 failed[i] = _failure(docs[i]["id"], exc)
+        else:
+            for i in todo[key]:
+                entries[i] = entry
         bar.update(len(todo[key]))
         bar.set_postfix_str(f"cached {out.cache['hits']}, failed {len(failed)}", refresh=False)
 
     try:
         if workers == 1 or len(todo) <= 1:
             for key, idx in todo.items():
-                try:
-                    entry = _extract_one(docs[idx[0]], key, folder / f"{key}.json", schema)
-                except CacheMiss:
-                    raise                  # offline with no recording: a setup error, not this document's
-                except GabaError as exc:   # malformed output, a context overflow, a failing endpoint
-                    finish(key, None, exc)
-                else:
-                    finish(key, entry, None)
+                finish(key, lambda: _extract_one(docs[idx[0]], key, folder / f"{key}.json", schema))
         else:
             import jsonschema  # noqa: F401 - imported once here, not raced for by the threads
 
@@ -259,16 +198,9 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
                                    schema): key for key, idx in todo.items()}
             try:
                 for fut in as_completed(futures):
-                    try:
-                        entry = fut.result()
-                    except CacheMiss:
-                        raise
-                    except GabaError as exc:
-                        finish(futures[fut], None, exc)
-                    else:
-                        finish(futures[fut], entry, None)
-            finally:                       # on an error or Ctrl-C: drop what has not started; the
-                pool.shutdown(wait=True, cancel_futures=True)   # calls in flight finish, recorded
+                    finish(futures[fut], fut.result)
+            finally:                       # on an error or Ctrl-C: the calls in flight finish, recorded
+                pool.shutdown(wait=True, cancel_futures=True)
     finally:
         bar.close()
     for i, d in enumerate(docs):           # assembled in document order: a deterministic result

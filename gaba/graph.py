@@ -1,32 +1,9 @@
 """The knowledge graph of the book: build it, gather the facts around entities, show them.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". The question's entities come from
-:func:`gaba.entities.find_entities`; from there on:
-
-- :func:`build_knowledge_graph`, :func:`save_graph`, :func:`load_graph` (implemented in
-  :mod:`gaba.kgbuild` and :mod:`gaba.kgfile`, re-exported here) and :func:`load_documents` (the news corpus);
-- :func:`gather_facts`, :func:`gather_facts_by_hop`, :func:`fact_evidence` - hop-by-hop traversal;
-- :func:`fact_sentence` - a fact as a plain sentence;
-- :func:`shortest_connection`, :func:`hop_table`.
-
-Answering from the gathered facts (:func:`gaba.rag.graph_rag`, :func:`gaba.rag.flat_rag`) sits
-in :mod:`gaba.rag`, above entity linking and fact ranking.
-
-A *fact* is a ``(subject, relation, object)`` tuple of strings: one edge of the directed
-multigraph, whose edge data carries the ``relation``, the ``doc_id`` it came from and the
-``evidence`` sentence that states it.
-
-Examples
---------
->>> import networkx as nx
->>> G = nx.MultiDiGraph()
->>> G.add_edge("Aurora Cell Works", "Kestrel Motors", key="SUPPLIES_TO", relation="SUPPLIES_TO")
-'SUPPLIES_TO'
->>> G.add_edge("Voltaic Dynamics", "Aurora Cell Works", key="COMPETES_WITH", relation="COMPETES_WITH")
-'COMPETES_WITH'
->>> sorted(gather_facts(G, ["Kestrel Motors"], hops=2))     # doctest: +NORMALIZE_WHITESPACE
-[('Aurora Cell Works', 'SUPPLIES_TO', 'Kestrel Motors'),
- ('Voltaic Dynamics', 'COMPETES_WITH', 'Aurora Cell Works')]
+Taught in chapter "Graph RAG and multi-hop reasoning". A *fact* is a ``(subject, relation,
+object)`` tuple of strings: one edge of the multigraph, whose data carries the ``relation``,
+the ``doc_id`` it came from and the ``evidence`` sentence. Building and saving live in
+:mod:`gaba.kgbuild` and :mod:`gaba.kgfile` (re-exported here); answering in :mod:`gaba.rag`.
 """
 from __future__ import annotations
 
@@ -58,27 +35,14 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------- re-exports
-
 def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuild: bool = False,
                           concurrency: int | None = None,
                           progress: bool = True, cooccurrence: bool | None = None) -> "nx.MultiDiGraph":
-    """Extract a knowledge graph from documents (default: the book's news corpus).
-
-    A thin wrapper of :func:`gaba.kgbuild.build_knowledge_graph`, documented there. Taught in
-    chapter "From text to a knowledge graph"; used by chapter "Graph RAG and multi-hop reasoning".
-
-    Examples
-    --------
-    >>> G = build_knowledge_graph(progress=False)        # doctest: +SKIP
-    >>> G.number_of_nodes() > 0                           # doctest: +SKIP
-    True
-    """
+    """Extract a knowledge graph from documents; see :func:`gaba.kgbuild.build_knowledge_graph`."""
     from .kgbuild import build_knowledge_graph as _build
 
     return _build(documents, schema=schema, cache_dir=cache_dir, rebuild=rebuild, concurrency=concurrency,
-                  progress=progress,
-                  cooccurrence=cooccurrence)
+                  progress=progress, cooccurrence=cooccurrence)
 
 
 def save_graph(G, path) -> None:
@@ -91,14 +55,10 @@ def load_graph(path) -> "nx.MultiDiGraph":
     return _load(path)
 
 
-# --------------------------------------------------------------------------- helpers
-
 def _relation(key, data: dict) -> str:
     rel = data.get("relation")
     return str(rel if rel is not None else key)
 
-
-# --------------------------------------------------------------------------- traversal
 
 def _check_hops(hops) -> int:
     if isinstance(hops, bool) or not isinstance(hops, int):
@@ -113,7 +73,7 @@ def _check_hops(hops) -> int:
 
 
 def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[set]]:
-    """Frontier-by-frontier walk. Returns (new facts per hop, new nodes per hop); hop 0 = starts."""
+    """Frontier-by-frontier walk: (new facts per hop, new nodes per hop); hop 0 of the nodes = starts."""
     check_graph(G)
     if direction not in _DIRECTIONS:
         raise ValueError(f"direction must be one of {_DIRECTIONS}, not {direction!r}")
@@ -156,7 +116,7 @@ def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[s
         nodes_by_hop.append(reached)
         frontier = reached
         if not frontier:
-            # Nothing new to expand: later hops add nothing (kept so the lists have `hops` entries).
+            # nothing new to expand: pad the lists to `hops` entries
             facts_by_hop += [set() for _ in range(hops - len(facts_by_hop))]
             nodes_by_hop += [set() for _ in range(hops + 1 - len(nodes_by_hop))]
             break
@@ -167,41 +127,16 @@ def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
                  direction: str = "both") -> set[tuple[str, str, str]]:
     """The facts within ``hops`` hops of the given entities.
 
-    The walk goes frontier by frontier: hop 1 takes every edge touching a start entity, hop 2
-    every edge touching an entity reached at hop 1, and so on. Only the frontier is expanded, so
-    the cost grows with hops x degree, not with the size of the graph. With
-    ``direction="both"`` (default) edges are followed either way, because "Aurora supplies
-    Kestrel" connects Kestrel to Aurora as much as Aurora to Kestrel.
-
-    Parameters
-    ----------
-    G : networkx graph
-        Usually the ``MultiDiGraph`` of :func:`build_knowledge_graph`.
-    entities : str or iterable of str
-        Start entities: node names, or names/aliases :func:`gaba.entities.resolve_entity` understands.
-    hops : int
-        At least 1; values above :data:`MAX_HOPS` are capped with a warning.
-    direction : {"both", "out", "in"}
-        Follow edges regardless of direction, only along them, or only against them.
-
-    Returns
-    -------
-    set of (subject, relation, object)
-
-    Raises
-    ------
-    EntityNotFound
-        An entity is not in the graph (the message suggests close names).
-    ValueError
-        ``hops`` < 1, unknown ``direction``, or no entities.
+    Only the frontier is expanded at each hop, so the cost grows with hops x degree, not with the
+    graph. ``direction="both"`` follows edges either way ("Aurora supplies Kestrel" links Kestrel
+    to Aurora too); ``"out"`` only along them, ``"in"`` only against them. ``hops`` above
+    :data:`MAX_HOPS` is capped with a warning. Raises :class:`~gaba.errors.EntityNotFound` for an
+    unknown entity, ``ValueError`` for ``hops`` < 1, an unknown ``direction`` or no entities.
 
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_edge("A", "B", key="R", relation="R"); G.add_edge("C", "B", key="S", relation="S")
-    'R'
-    'S'
+    >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
     >>> sorted(gather_facts(G, ["A"], hops=1)), len(gather_facts(G, ["A"], hops=2))
     ([('A', 'R', 'B')], 2)
     """
@@ -213,16 +148,10 @@ def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
                         direction: str = "both") -> list[set[tuple[str, str, str]]]:
     """The facts first reached at each hop: element ``i`` holds the facts new at hop ``i + 1``.
 
-    The union of the list is :func:`gather_facts` with the same arguments. Used by the hop table
-    and the hop explorer widget.
-
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_edge("A", "B", key="R", relation="R"); G.add_edge("C", "B", key="S", relation="S")
-    'R'
-    'S'
+    >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
     >>> [len(h) for h in gather_facts_by_hop(G, ["A"], hops=3)]
     [1, 1, 0]
     """
@@ -231,10 +160,7 @@ def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
 
 
 def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
-    """The evidence sentences behind facts: sorted, each once (edges without evidence add nothing).
-
-    Reads the edge attribute ``evidence`` and, when present, every ``[doc_id, sentence]`` of
-    ``sources`` (an edge stated by several documents).
+    """The evidence sentences behind facts (edge ``evidence`` and ``sources``), sorted, each once.
 
     Examples
     --------
@@ -250,16 +176,13 @@ def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
     for s, r, o in facts:
         if not G.has_edge(s, o):
             continue
-        if G.is_multigraph():
-            items = G.get_edge_data(s, o).items()
-        else:
-            items = [(None, G.get_edge_data(s, o))]
+        data = G.get_edge_data(s, o)
+        items = data.items() if G.is_multigraph() else [(None, data)]
         for k, d in items:
             if _relation(k, d) != r:
                 continue
             ev = d.get("evidence")
             sentences = [ev] if isinstance(ev, str) else list(ev or [])
-            # edges stated by several documents keep every [doc_id, evidence] in "sources"
             sentences += [src[1] for src in d.get("sources") or []
                           if isinstance(src, (list, tuple)) and len(src) == 2]
             for sentence in sentences:
@@ -279,8 +202,6 @@ def traversal_seconds(G, entities, hops: int = 2, *, repeat: int = 200) -> float
     return times[len(times) // 2]
 
 
-# --------------------------------------------------------------------------- facts as sentences
-
 def _phrase(relation: str) -> str:
     if relation in SCHEMA_PHRASES:
         return SCHEMA_PHRASES[relation]
@@ -291,44 +212,28 @@ def _phrase(relation: str) -> str:
 
 
 def fact_sentence(fact: tuple[str, str, str]) -> str:
-    """A fact as a plain sentence: ``("A", "SUPPLIES_TO", "B")`` -> ``"A supplies B."``.
-
-    A label of the book's schemas reads as its phrase (:data:`gaba.prompts.SCHEMA_PHRASES`); any
-    other label reads as its own words, so a relation the code has never seen reads as well.
+    """A fact as a plain sentence: a schema label reads as its phrase, any other as its own words.
 
     Examples
     --------
     >>> fact_sentence(("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works"))
     'Voltaic Dynamics competes with Aurora Cell Works.'
-    >>> fact_sentence(("Lena Marsh", "born_in", "Eastholm"))
-    'Lena Marsh born in Eastholm.'
     """
     s, r, o = fact
     return f"{s} {_phrase(r)} {o}."
 
 
-# --------------------------------------------------------------------------- paths, routing, tables
-
 def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, str, str]]]:
     """The shortest chain of edges between two entities, ignoring edge direction.
 
-    Returns
-    -------
-    (names, facts)
-        The node names from ``a`` to ``b`` and, for each step, the fact (in its stored
-        direction) that links the two nodes (the alphabetically first when several do).
-
-    Raises
-    ------
-    EntityNotFound, NoPath
+    Returns the node names from ``a`` to ``b`` and, per step, the fact that links the two nodes in
+    its stored direction (the alphabetically first of several). Raises
+    :class:`~gaba.errors.EntityNotFound` or :class:`~gaba.errors.NoPath`.
 
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_edge("A", "B", key="R", relation="R"); G.add_edge("C", "B", key="S", relation="S")
-    'R'
-    'S'
+    >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
     >>> shortest_connection(G, "A", "C")
     (['A', 'B', 'C'], [('A', 'R', 'B'), ('C', 'S', 'B')])
     """
@@ -354,21 +259,13 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, s
     return [str(n) for n in path], facts
 
 
-
-
 def hop_table(G, entity: str, hops: Sequence[int] = (1, 2, 3)) -> "pd.DataFrame":
-    """Facts gathered and approximate context size for each hop count, from one entity.
-
-    Columns: ``hops``, ``facts gathered``, ``new at this hop``, ``approx context tokens`` (the
-    facts rendered as sentences, words x 1.3).
+    """Facts gathered, new facts and approximate context tokens for each hop count, from one entity.
 
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_edge("A", "B", key="R", relation="R"); G.add_edge("C", "B", key="S", relation="S")
-    'R'
-    'S'
+    >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
     >>> hop_table(G, "A", hops=(1, 2))["facts gathered"].tolist()
     [1, 2]
     """

@@ -1,8 +1,7 @@
 """The knowledge graph of a corpus: extraction, reconciliation and the co-occurrence rule in one
 :class:`networkx.MultiDiGraph`; its edges back as triples; a drawing of it.
 
-Taught in chapter "From text to a knowledge graph". :func:`build_knowledge_graph` is public as
-``gaba.graph.build_knowledge_graph``.
+Taught in chapter "From text to a knowledge graph". Public as ``gaba.graph.build_knowledge_graph``.
 """
 from __future__ import annotations
 
@@ -28,57 +27,29 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
                           progress: bool = True, cooccurrence: bool | None = None):
     """Build the knowledge graph of a corpus: extraction (cached), validation, reconciliation.
 
-    Taught in chapter "From text to a knowledge graph". Public as
-    ``gaba.graph.build_knowledge_graph``.
-
-    Parameters
-    ----------
-    documents : None, list or path
-        Default: the book's 14 news snippets. Also a list of strings or ``{"id", "text"}``
-        dicts, a JSON file of such a list, or a folder of ``.txt``/``.md`` files.
-    schema : None, dict or list, optional
-        None (default): open extraction, each relation a short predicate from the text
-        (``founded``, ``born_in``). A domain schema such as :data:`gaba.prompts.NEWS_SCHEMA`
-        restricts relations to its names (schema-guided extraction).
-    cache_dir : str or Path, optional
-        Folder of the per-document triples cache (default ``assets/kg-cache``, or
-        ``GABA_KG_CACHE``). Delete it (or pass ``rebuild=True``) to re-extract.
-    rebuild : bool
-        Re-extract every document, ignoring cached triples.
-    progress : bool
-        Show a progress bar over the documents.
-    concurrency : int, optional
-        Extraction calls in flight (see :func:`~gaba.extract.extract_corpus`; default ``GABA_CONCURRENCY``,
-        else 1 for the local model and 8 for an OpenAI-compatible endpoint). Each document's
-        extraction is recorded as soon as it is done, so an interrupted build, run again,
-        only extracts the documents it had not finished; the graph is built once, at the end.
-    cooccurrence : bool, optional
-        Also link two names that share a sentence when the model linked them nowhere
-        (:func:`~gaba.cooccurrence.cooccurrence_triples`, a rule; a one-word name only if the model used it
-        somewhere). Default: on for open extraction, off with a schema.
+    ``documents`` defaults to the book's 14 news snippets (else anything
+    :func:`gaba.data.news.load_documents` reads). ``schema=None`` is open extraction; a domain
+    schema such as :data:`gaba.prompts.NEWS_SCHEMA` restricts the relations to its names.
+    ``cache_dir``, ``rebuild``, ``concurrency`` and ``progress`` go to
+    :func:`~gaba.extract.extract_corpus`. ``cooccurrence`` (default: on for open extraction only)
+    also links two names that share a sentence when the model linked them nowhere
+    (:func:`~gaba.cooccurrence.cooccurrence_triples`). A bad document raises
+    :class:`~gaba.errors.DocumentError` before any model call.
 
     Returns
     -------
     networkx.MultiDiGraph
-        Nodes are canonical entity names with attributes ``aliases`` (sorted list of the other
-        surface forms, titled forms such as "Dr. Lena Marsh" included) and, in open mode,
-        ``type``. Edges go subject -> object with key = relation and attributes ``relation``,
-        ``doc_id``, ``evidence`` (first source), ``sources`` (every ``[doc_id, evidence]``),
-        for RELATED_TO ``verb``, and ``rule="co-occurrence"`` on edges the rule added.
-        ``G.graph`` records ``documents``, ``failed`` (doc_id -> error), ``cache`` counts,
-        ``schema`` (``"open"`` or the relation names), ``prompt_version`` and
-        ``cooccurrence``.
-
-    Raises
-    ------
-    DocumentError
-        A document is empty, not text, or too long (raised before any model call).
+        Nodes are canonical names with ``aliases`` (sorted) and, in open mode, ``type``. Edges go
+        subject -> object, key = relation, with ``relation``, ``doc_id``, ``evidence`` (first
+        source), ``sources`` (every ``[doc_id, evidence]``), ``verb`` for RELATED_TO and
+        ``rule="co-occurrence"`` on the rule's edges. ``G.graph`` records ``documents``,
+        ``failed``, ``cache``, ``schema``, ``prompt_version`` and ``cooccurrence``.
 
     Examples
     --------
-    >>> G = build_knowledge_graph(progress=False)                     # doctest: +SKIP
-    >>> G.edges["Aurora Cell Works", "Kestrel Motors", "SUPPLIES_TO"]["doc_id"]  # doctest: +SKIP
-    'n01'
+    >>> G = build_knowledge_graph(["Acme said so."], progress=False)    # one name: no model call
+    >>> G.graph["documents"], G.number_of_edges()
+    (1, 0)
     """
     import networkx as nx
 
@@ -130,7 +101,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         if canonical in G and alias != canonical and alias not in G.nodes[canonical]["aliases"]:
             G.nodes[canonical]["aliases"].append(alias)
     for n, c in types.items():
-        G.nodes[n]["type"] = sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+        G.nodes[n]["type"] = min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
     _add_titled_aliases(G, docs, extended=schema is None)
     for n in G:
         G.nodes[n]["aliases"] = sorted(G.nodes[n]["aliases"])
@@ -139,19 +110,14 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     if ex.failed:
         what = (f"{len(ex.failed)} of {len(docs)} documents" if parts == len(docs) else
                 f"{len(ex.failed)} of {parts} passages ({len(docs)} documents)")
-        warnings.warn(f"{what} could not be extracted and are "
-                      f"missing from the graph: " + "; ".join(f"{k}: {v}" for k, v in
-                                                              sorted(ex.failed.items())),
+        failures = "; ".join(f"{k}: {v}" for k, v in sorted(ex.failed.items()))
+        warnings.warn(f"{what} could not be extracted and are missing from the graph: {failures}",
                       stacklevel=2)
     return G
 
 
 def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
-    """Add "Dr. Lena Marsh" as an alias of person node "Lena Marsh" where a text writes it so.
-
-    With ``extended``, any title of :data:`~gaba.names.ALL_TITLES` that :func:`~gaba.names.strip_title` would drop
-    ("Coach Elin Rasmark") counts too.
-    """
+    """Add "Dr. Lena Marsh" as an alias of person node "Lena Marsh" where a text writes it so."""
     text = "\n".join(d["text"] for d in docs)
     for n, data in G.nodes(data=True):
         if data.get("type") != "person":
@@ -164,10 +130,7 @@ def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
 
 
 def graph_triples(G, *, rules: bool = True) -> list[Triple]:
-    """The edges of a graph built by :func:`build_knowledge_graph`, as triples (sorted).
-
-    ``rules=False`` leaves out the edges a rule added (``rule`` attribute), keeping the model's.
-    """
+    """The edges of a graph as triples (sorted); ``rules=False`` leaves out the edges a rule added."""
     out = [Triple(u, d.get("relation", k), v, d.get("doc_id", ""), d.get("evidence", ""),
                   d.get("verb", "")) for u, v, k, d in G.edges(keys=True, data=True)
            if rules or not d.get("rule")]
@@ -175,24 +138,9 @@ def graph_triples(G, *, rules: bool = True) -> list[Triple]:
 
 
 def draw_knowledge_graph(G, *, ax=None, highlight: Sequence[tuple[str, str]] = (), seed: int = 0):
-    """Draw a knowledge graph: entity names on nodes, relation names on edges.
+    """Draw a knowledge graph: entity names on nodes, relation names on edges; returns the Axes.
 
-    Taught in chapter "From text to a knowledge graph".
-
-    Parameters
-    ----------
-    G : networkx.MultiDiGraph
-        A graph from :func:`build_knowledge_graph`.
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
-    highlight : sequence of (u, v)
-        Edges drawn thick and red (e.g. a path).
-    seed : int
-        Seed of the layout, so the figure is the same on every build.
-
-    Returns
-    -------
-    matplotlib Axes
+    ``highlight`` edges ``(u, v)`` are drawn thick and red (e.g. a path); ``seed`` fixes the layout.
     """
     import matplotlib.pyplot as plt
     import networkx as nx

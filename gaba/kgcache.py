@@ -1,8 +1,7 @@
 """The per-document triples cache: each document's extraction, keyed by text, request and model.
 
-Taught in chapter "From text to a knowledge graph". :func:`gaba.extract.extract_corpus` writes one
-entry per document to ``<cache_dir>/<key>.json`` as soon as it is extracted; a rebuild reads them
-back and makes no model call.
+Taught in chapter "From text to a knowledge graph". One entry per document in
+``<cache_dir>/<key>.json``; a rebuild reads them back and makes no model call.
 """
 from __future__ import annotations
 
@@ -31,18 +30,11 @@ def kg_cache_dir(cache_dir: str | Path | None = None) -> Path:
 
 
 def triples_cache_key(text: str, schema: Any = None) -> str:
-    """sha256 of the document text, the extraction request and the model identity.
-
-    In open mode the request itself is hashed (its prompt lists the document's candidate names,
-    so a change to how names are found is a cache miss for exactly the documents it changes);
-    in schema mode, the prompt version (:func:`~gaba.request.prompt_version`).
-    """
-    if schema is None:
-        blob = json.dumps({"text": text, "request": extraction_request(text), "model": llm._identity()},
-                          sort_keys=True, ensure_ascii=False)
-    else:
-        blob = json.dumps({"text": text, "prompt": prompt_version(schema), "model": llm._identity()},
-                          sort_keys=True, ensure_ascii=False)
+    """sha256 of the document text, the extraction request (schema: its prompt version) and the model."""
+    what = ({"request": extraction_request(text)} if schema is None
+            else {"prompt": prompt_version(schema)})
+    blob = json.dumps({"text": text, **what, "model": llm._identity()}, sort_keys=True,
+                      ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -63,8 +55,7 @@ def read_entry(path: Path, key: str) -> dict | None | bool:
 
 
 def write_entry(path: Path, entry: dict) -> None:
-    """Write a cache entry to ``path``."""
-    # atomic (readers see the old entry or the whole new one), mode 0666 minus the umask
+    """Write a cache entry to ``path`` atomically."""
     atomic_write_text(path, json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 

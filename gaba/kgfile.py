@@ -14,36 +14,33 @@ from .fileio import atomic_writer
 
 
 def save_graph(G, path: str | Path) -> Path:
-    """Write a knowledge graph to JSON (node-link) or, for a ``.graphml`` path, GraphML.
+    """Write a knowledge graph atomically to JSON (node-link) or, for a ``.graphml`` path, GraphML.
 
-    Taught in chapter "From text to a knowledge graph". List attributes (``aliases``,
-    ``sources``) are stored as JSON strings in GraphML. The write is atomic.
+    GraphML stores list and dict attributes (``aliases``, ``sources``) as JSON strings.
 
     Examples
     --------
     >>> import networkx as nx, tempfile, pathlib
     >>> G = nx.MultiDiGraph(); G.add_node("A", aliases=["a"])
-    >>> G.add_edge("A", "B", key="ACQUIRED", relation="ACQUIRED", doc_id="d1", evidence="A bought B.")
-    'ACQUIRED'
-    >>> p = save_graph(G, pathlib.Path(tempfile.mkdtemp()) / "g.json")
-    >>> H = load_graph(p); H.nodes["A"]["aliases"], H.edges["A", "B", "ACQUIRED"]["doc_id"]
-    (['a'], 'd1')
+    >>> p = save_graph(G, pathlib.Path(tempfile.mkdtemp()) / "g.graphml")
+    >>> load_graph(p).nodes["A"]["aliases"]
+    ['a']
     """
     import networkx as nx
 
+    def encode(d: dict) -> None:
+        for k, v in list(d.items()):
+            if isinstance(v, (list, dict)):
+                d[k] = "json:" + json.dumps(v, ensure_ascii=False)
+
     path = Path(path)
-    # atomic (a reader sees the old graph or the whole new one), mode 0666 minus the umask
     with atomic_writer(path, binary=True) as f:
         if path.suffix.lower() == ".graphml":
             H = G.copy()
             for _, d in H.nodes(data=True):
-                for k, v in list(d.items()):
-                    if isinstance(v, (list, dict)):
-                        d[k] = "json:" + json.dumps(v, ensure_ascii=False)
+                encode(d)
             for *_, d in H.edges(keys=True, data=True) if H.is_multigraph() else H.edges(data=True):
-                for k, v in list(d.items()):
-                    if isinstance(v, (list, dict)):
-                        d[k] = "json:" + json.dumps(v, ensure_ascii=False)
+                encode(d)
             H.graph = {k: (v if isinstance(v, (str, int, float, bool)) else
                            "json:" + json.dumps(v, ensure_ascii=False)) for k, v in H.graph.items()}
             nx.write_graphml(H, f)
@@ -54,12 +51,9 @@ def save_graph(G, path: str | Path) -> Path:
 
 
 def load_graph(path: str | Path):
-    """Read a graph written by :func:`save_graph` (JSON node-link or GraphML).
+    """Read a graph written by :func:`save_graph`.
 
-    Raises
-    ------
-    GabaError
-        The file is missing or is not a saved graph.
+    Raises :class:`~gaba.errors.GabaError` when the file is missing or is not a saved graph.
     """
     import networkx as nx
 
@@ -97,8 +91,7 @@ _TEXT_EDGE_ATTRS = ("relation", "evidence", "doc_id", "verb")
 
 
 def _check_node_link(data: Any) -> None:
-    """Raise ValueError unless ``data`` is node-link JSON whose nodes and edges name string ids
-    (NetworkX would number a node without ``id`` 0 and carry on)."""
+    """Raise ValueError unless ``data`` is node-link JSON whose nodes and edges name string ids."""
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) \
             or not isinstance(data.get("edges", data.get("links")), list):
         raise ValueError("expected an object with 'nodes' and 'edges' lists")
@@ -111,8 +104,7 @@ def _check_node_link(data: Any) -> None:
 
 
 def _check_graph_attributes(G) -> None:
-    """Raise ValueError when an edge's relation, evidence, document id or verb is not text, or a
-    node's aliases are not a list of text."""
+    """Raise ValueError when a text attribute of an edge, or a node's aliases, are not text."""
     for u, v, k, d in G.edges(keys=True, data=True):
         for a in _TEXT_EDGE_ATTRS:
             if a in d and not isinstance(d[a], str):

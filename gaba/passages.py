@@ -1,10 +1,6 @@
 """Documents and passages: what the extractor reads, sentence by sentence.
 
-Taught in chapter "From text to a knowledge graph". A document is split into sentences
-(:func:`split_sentences`), shown to the open extractor as numbered sentences
-(:func:`numbered_sentences`), and a long one is extracted passage by passage
-(:func:`split_document`). :func:`check_document` refuses a document that does not fit the
-model's context.
+Taught in chapter "From text to a knowledge graph".
 """
 from __future__ import annotations
 
@@ -19,21 +15,16 @@ from .tokens import estimate_tokens
 #: A document longer than this (estimated tokens) does not fit the local model's context.
 MAX_DOCUMENT_TOKENS = 6000
 
-#: Abbreviations after which a full stop does not end a sentence ("Dr. Lee", "Acme Inc. said").
+#: Abbreviations after which a full stop does not end a sentence ("Dr. Lee").
 ABBREVIATIONS = frozenset("""dr prof mr mrs ms mx st jr sr rev gen col capt lt sgt inc corp co ltd
     no vs etc approx dept univ est fig""".split())
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (on ``.``, ``!``, ``?`` followed by a space and a capital or digit).
-
-    A full stop after an abbreviation (:data:`ABBREVIATIONS`) or an initial ("J. R. Tolk") does
-    not end a sentence.
+    """Split text into sentences, but not after an abbreviation (:data:`ABBREVIATIONS`) or an initial.
 
     Examples
     --------
-    >>> split_sentences("Helio invested $1.5 million. Aurora said so! Fine")
-    ['Helio invested $1.5 million.', 'Aurora said so!', 'Fine']
     >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
     ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """
@@ -63,28 +54,21 @@ def numbered_sentences(text: str) -> str:
     return "\n".join(f"[{i}] {s}" for i, s in enumerate(split_sentences(text), 1))
 
 
-#: Documents longer than this many words are extracted passage by passage (:func:`split_document`).
-#: The model lists every fact of the text it is given within :data:`~gaba.request.OPEN_MAX_TOKENS` answer
-#: tokens; dense paragraphs of real text (60-90 words, a dozen names) ran past that limit in about
-#: half of the cases, and the whole document was lost. Short news items stay one passage.
+#: Documents of more words are extracted passage by passage (dense text overran the answer cap).
 PASSAGE_WORDS = 50
 
 
 def split_document(doc: dict, max_words: int = PASSAGE_WORDS) -> list[dict]:
-    """Split a long document into passages of whole sentences, each at most ``max_words`` words.
+    """Split a long document into passages of whole sentences of at most ``max_words`` words.
 
-    A document of at most ``max_words`` words (or of one sentence) is returned as it is, so its
-    extraction and its cache entry do not change. Otherwise consecutive sentences are grouped
-    greedily; a passage keeps the document's fields, gets the id ``"<id>#<n>"`` (from 1) and a
-    ``"source"`` field with the document's id. A sentence longer than ``max_words`` stands alone.
+    A short or one-sentence document is returned as it is (its cache entry does not change). A
+    passage keeps the document's fields, with id ``"<id>#<n>"`` and ``"source"`` the document's id.
 
     Examples
     --------
     >>> doc = {"id": "d1", "text": "Ann Lee founded Acme. " * 3}
     >>> [p["id"] for p in split_document(doc, max_words=8)]
     ['d1#1', 'd1#2']
-    >>> split_document({"id": "d2", "text": "Short."}) == [{"id": "d2", "text": "Short."}]
-    True
     """
     if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
         raise ValueError(f"max_words must be a positive integer, not {max_words!r}")
@@ -110,11 +94,10 @@ def split_document(doc: dict, max_words: int = PASSAGE_WORDS) -> list[dict]:
 
 def as_document(doc: Any) -> dict:
     """``doc`` (a string or a dict with ``text``) as a checked ``{"id", "text"}`` document."""
-    if isinstance(doc, dict) or isinstance(doc, str):
-        d = load_documents([doc])[0]
-    else:
+    if not isinstance(doc, (dict, str)):
         raise DocumentError(f"a document must be a string or a dict with 'text', not a "
                             f"{type(doc).__name__}.")
+    d = load_documents([doc])[0]
     check_document(d)
     return d
 

@@ -1,21 +1,8 @@
 """The extraction request: the prompt, the JSON schema of the answer and the limits sent to the model.
 
-Taught in chapter "From text to a knowledge graph". Two modes:
-
-- open extraction (``schema=None``, the default): the model lists facts between the document's
-  candidate names (:func:`gaba.names.candidate_names`) with a free predicate and a sentence number;
-- schema-guided extraction (e.g. ``schema=NEWS_SCHEMA``): ``relation`` is an enum of the schema's
-  names and the model copies an evidence sentence.
-
-The request is part of every cache key (:func:`gaba.kgcache.triples_cache_key` and the model
-response cache), so any change to it makes every document a cache miss.
-
-Examples
---------
->>> RELATIONS[:3]
-('SUPPLIES_TO', 'BUYS_FROM', 'COMPETES_WITH')
->>> extraction_request("Ann Lee founded Acme.")["max_tokens"]
-400
+Taught in chapter "From text to a knowledge graph". Open extraction (``schema=None``) takes free
+predicates between the document's candidate names; a domain schema makes ``relation`` an enum.
+The request is part of every cache key, so any change to it makes every document a cache miss.
 """
 from __future__ import annotations
 
@@ -32,8 +19,7 @@ from .prompts import (ENTITY_TYPES, EXTRACTION_PROMPT, EXTRACTION_RELATIONS, EXT
                       NEWS_SCHEMA, OPEN_EXTRACTION_PROMPT, OPEN_EXTRACTION_SYSTEM, OPEN_ROWS_PROMPT)
 
 
-#: The relation vocabulary of the news domain schema (:data:`gaba.prompts.NEWS_SCHEMA`), used
-#: only when a schema is asked for; the default extraction is open (predicates from the text).
+#: The relations of the news schema (:data:`gaba.prompts.NEWS_SCHEMA`).
 RELATIONS: tuple[str, ...] = tuple(EXTRACTION_RELATIONS)
 #: Free-text fallback relation; its triples keep the model's verb in ``Triple.verb``.
 FALLBACK_RELATION = "RELATED_TO"
@@ -43,7 +29,7 @@ OPEN_MAX_FACTS = 8
 #: Cap on the open extraction answer.
 OPEN_MAX_TOKENS = 400
 
-#: The fields of an open extraction fact, in the order a row (``GABA_EXTRACT_FORMAT=rows``) gives them.
+#: The fields of an open extraction fact, in row order (``GABA_EXTRACT_FORMAT=rows``).
 ROW_FIELDS = ("sentence", "subject", "predicate", "object", "subject_type", "object_type")
 
 #: Cap on the extraction answer (a looping small model stops here).
@@ -69,9 +55,7 @@ def schema_relations(schema: Any) -> dict[str, str]:
 def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
     """The JSON schema of a schema-guided extraction answer (``relation`` is an enum).
 
-    Taught in chapter "From text to a knowledge graph". ``evidence`` comes first so the model
-    copies the sentence before naming the fact; ``verb`` is optional (for
-    :data:`FALLBACK_RELATION`).
+    ``evidence`` comes first, so the model copies the sentence before naming the fact.
 
     Examples
     --------
@@ -103,19 +87,14 @@ def _rows() -> bool:
 def open_extraction_schema(names: Sequence[str] | None = None, *, rows: bool = False) -> dict:
     """The JSON schema of an open extraction answer: facts with a free ``predicate``.
 
-    Taught in chapter "From text to a knowledge graph". ``subject`` and ``object`` must be one
-    of ``names`` (the document's candidate names, :func:`~gaba.names.candidate_names`), so the model
-    cannot link a name to "battery packs"; the evidence is a sentence number (the code stores
-    the document's own sentence), which keeps the answer short. With ``rows=True`` a fact is an
-    array of the :data:`ROW_FIELDS` in order (``prefixItems``) instead of an object.
+    ``subject`` and ``object`` must be one of ``names`` (the document's candidate names), and the
+    evidence is a sentence number. ``rows=True`` makes a fact an array of :data:`ROW_FIELDS`.
 
     Examples
     --------
     >>> s = open_extraction_schema(["Acme", "Ann Lee"])
-    >>> s["properties"]["facts"]["items"]["properties"]["subject"]
-    {'type': 'string', 'enum': ['Acme', 'Ann Lee']}
-    >>> open_extraction_schema(["Acme", "Ann Lee"], rows=True)["properties"]["facts"]["items"]["prefixItems"][1]
-    {'type': 'string', 'enum': ['Acme', 'Ann Lee']}
+    >>> s["properties"]["facts"]["items"]["properties"]["subject"]["enum"]
+    ['Acme', 'Ann Lee']
     """
     types = {"type": "string", "enum": list(ENTITY_TYPES)}
     name = {"type": "string", "enum": list(names)} if names else {"type": "string"}
@@ -135,15 +114,12 @@ def open_extraction_schema(names: Sequence[str] | None = None, *, rows: bool = F
 
 
 def facts_from_rows(facts: Any) -> Any:
-    """Open extraction facts written as rows, as the objects the rest of the pipeline reads.
-
-    A row that is not a list of :data:`ROW_FIELDS` is kept as ``{"row": row}``, which
-    :func:`gaba.validate.validate_triples` refuses with a reason (nothing is guessed).
+    """Open extraction facts written as rows, as dicts; a malformed row is kept as ``{"row": row}``.
 
     Examples
     --------
-    >>> facts_from_rows([[1, "Ann Lee", "founded", "Acme", "person", "org"], [2, "Oslo"]])
-    [{'sentence': 1, 'subject': 'Ann Lee', 'predicate': 'founded', 'object': 'Acme', 'subject_type': 'person', 'object_type': 'org'}, {'row': [2, 'Oslo']}]
+    >>> facts_from_rows([[2, "Oslo"]])
+    [{'row': [2, 'Oslo']}]
     """
     if not isinstance(facts, list):
         return facts
@@ -152,15 +128,10 @@ def facts_from_rows(facts: Any) -> Any:
 
 
 def extraction_prompt(text: str, schema: Any = None) -> str:
-    """The user message that asks for the facts of ``text`` (see :mod:`gaba.prompts`).
-
-    ``schema=None`` (the default) is open extraction; a domain schema (e.g.
-    :data:`gaba.prompts.NEWS_SCHEMA`) lists its relations in the prompt.
+    """The user message that asks for the facts of ``text`` (open extraction unless ``schema`` is given).
 
     Examples
     --------
-    >>> print(extraction_prompt("Acme buys from Beta.").splitlines()[0][:40])
-    List the facts in the text that link two
     >>> "SUPPLIES_TO" in extraction_prompt("Acme buys from Beta.", NEWS_SCHEMA)
     True
     """
@@ -172,10 +143,7 @@ def extraction_prompt(text: str, schema: Any = None) -> str:
 
 
 def prompt_version(schema: Any = None) -> str:
-    """A short hash of everything that shapes an extraction request (prompt, schema, limits).
-
-    Part of every triples-cache key: changing the prompt makes every document a cache miss.
-    """
+    """A short hash of everything that shapes an extraction request (prompt, schema, limits)."""
     if schema is None:
         rows = _rows()
         blob = json.dumps({"system": OPEN_EXTRACTION_SYSTEM,
@@ -193,8 +161,10 @@ def prompt_version(schema: Any = None) -> str:
 def extraction_request(text: str, schema: Any = None) -> dict:
     """The request that extracts the facts of ``text``: ``prompt``, ``system``, ``schema``, ``max_tokens``.
 
-    What :func:`gaba.extract.extract_triples` sends to :func:`gaba.llm.call_llm`, and (open mode)
-    what :func:`gaba.kgcache.triples_cache_key` hashes.
+    Examples
+    --------
+    >>> extraction_request("Ann Lee founded Acme.")["max_tokens"]
+    400
     """
     if schema is None:
         return {"prompt": extraction_prompt(text), "system": OPEN_EXTRACTION_SYSTEM,

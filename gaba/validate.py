@@ -1,9 +1,7 @@
 """Which of the model's records become triples: the checks against the document.
 
 Taught in chapter "From text to a knowledge graph". A record is kept only if the document
-supports it: its names are proper names of the text, a sentence of the document mentions both,
-and (open mode) its predicate is a short relation whose words the sentence uses. The refused
-records come back as :class:`Rejection`, with the reason.
+supports it; a refused record comes back as a :class:`Rejection` with the reason.
 """
 from __future__ import annotations
 
@@ -22,8 +20,6 @@ from .request import FALLBACK_RELATION, schema_relations
 
 #: Relations whose subject must be a person; a company subject with a person object is swapped.
 PERSON_RELATIONS = frozenset({"BOARD_MEMBER_OF", "CEO_OF"})
-
-
 #: Open predicates longer than this many words are refused (a clause, not a relation).
 MAX_PREDICATE_WORDS = 6
 
@@ -38,13 +34,7 @@ class Rejection:
 
 
 def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
-    """The document sentence the model's evidence was copied from, or None.
-
-    Exact copies and copies with small edits (similarity >= 90) match; so does a shortened
-    or reworded copy of at least four words of which nine in ten occur in a single sentence,
-    comparing words by their first five letters (a crude stemmer: "acquired" and "acquisition"
-    agree, "acquired" and "founded" do not).
-    """
+    """The document sentence the evidence copies (exactly, nearly, or 9 words in 10), or None."""
     ev = re.sub(r"\s+", " ", evidence).strip()
     if not ev:
         return None
@@ -74,17 +64,12 @@ _ARTICLES = frozenset({"a", "an", "the"})
 
 
 def normalize_predicate(text: str) -> str:
-    """A predicate as a short lowercase snake_case label: auxiliaries and articles dropped.
-
-    Taught in chapter "From text to a knowledge graph". Returns ``""`` when nothing that names
-    a relation is left (``"is"``).
+    """A predicate as a short lowercase snake_case label, or ``""`` if it names no relation.
 
     Examples
     --------
-    >>> normalize_predicate("has joined the board of"), normalize_predicate("Was born in")
-    ('joined_board_of', 'born_in')
-    >>> normalize_predicate("is")
-    ''
+    >>> normalize_predicate("has joined the board of"), normalize_predicate("is")
+    ('joined_board_of', '')
     """
     words = re.findall(r"[^\W_]+", str(text).casefold().replace("\u2019", "'"))
     while words and words[0] in _AUX:
@@ -95,30 +80,21 @@ def normalize_predicate(text: str) -> str:
     return "_".join(words)
 
 
-def _stem4(word: str) -> str:
-    return word[:4]
-
-
 def _predicate_in(predicate: str, text: str) -> bool:
     """Whether a content word of the predicate (first four letters) occurs in ``text``."""
-    have = {_stem4(w) for w in lower_words(text)}
+    have = {w[:4] for w in lower_words(text)}
     content = [w for w in predicate.split("_") if w not in FUNCTION_WORDS and w not in _AUX and len(w) >= 3]
-    return not content or any(_stem4(w) in have for w in content)
+    return not content or any(w[:4] in have for w in content)
 
 
 def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], list[Rejection]]:
     """Keep the open-extraction records that the document supports; say why others were refused.
 
-    Taught in chapter "From text to a knowledge graph". A record is kept when
-
-    - its predicate normalises (:func:`normalize_predicate`) to at most
-      :data:`MAX_PREDICATE_WORDS` words that name a relation, and a content word of it occurs in
-      the evidence (so the model cannot invent a relation the sentence does not state);
-    - subject and object are two different proper names of the document (not pronouns); a
-      person's title is dropped (:func:`~gaba.names.strip_title`);
-    - the numbered sentence mentions one name and, with the sentence before it (for "she" and
-      "it"), both; if it does not, the first sentence that mentions both is used instead. The
-      document's own sentence is stored as evidence.
+    A record is kept when its predicate normalises (:func:`normalize_predicate`) to at most
+    :data:`MAX_PREDICATE_WORDS` words, one of which the sentence uses; subject and object are two
+    different proper names of the document; and the numbered sentence (with the one before it,
+    for "she") or else the first sentence mentioning both supports it. That sentence of the
+    document is stored as evidence.
 
     Returns
     -------
@@ -157,18 +133,20 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
     n = rec.get("sentence")
     i = n - 1 if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(sentences) else None
 
+    def window(j: int) -> str:
+        """Sentence ``j`` with the one before it (for "she" and "it")."""
+        return " ".join(sentences[max(j - 1, 0):j + 1])
+
     def supports(j: int) -> bool:
-        here = [mentions(sentences[j], x) for x in (subj, obj)]
-        window = sentences[j] if j == 0 else sentences[j - 1] + " " + sentences[j]
-        return any(here) and all(mentions(window, x) for x in (subj, obj))
+        return (any(mentions(sentences[j], x) for x in (subj, obj))
+                and all(mentions(window(j), x) for x in (subj, obj)))
 
     if i is None or not supports(i):
         i = next((j for j, s in enumerate(sentences)
                   if mentions(s, subj) and mentions(s, obj)), None)
     if i is None:
         return f"no sentence of the document mentions both {subj!r} and {obj!r}"
-    window = sentences[i] if i == 0 else sentences[i - 1] + " " + sentences[i]
-    if not _predicate_in(pred, window):
+    if not _predicate_in(pred, window(i)):
         return f"predicate {pred!r} does not occur in the sentence"
     return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
 
@@ -177,19 +155,10 @@ def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
                      ) -> tuple[list[Triple], list[Rejection]]:
     """Keep the model's records that the document supports; say why the others were refused.
 
-    Taught in chapter "From text to a knowledge graph". With ``schema=None`` (open extraction,
-    the default) this is :func:`validate_open_triples`. With a domain schema, a record is kept when
-
-    - its relation is in :data:`~gaba.request.RELATIONS`, and subject and object are two different names
-      (not pronouns such as "the company"), each written as a proper name (capitalised) in
-      the document, so "Hotels and retailers" made from "hotels and retailers" is refused;
-    - its evidence is a sentence of the document: an exact copy, a copy with small edits, or a
-      shortened or reworded copy whose words come from one sentence (the document's own
-      sentence is stored, never the model's version);
-    - that sentence mentions both the subject and the object (:func:`~gaba.names.mentions`).
-
-    A person relation (:data:`PERSON_RELATIONS`) written backwards - a company as subject and
-    a person as object - is turned around. Duplicates within the document are dropped.
+    ``schema=None`` is :func:`validate_open_triples`. With a schema a record is kept when its
+    relation is the schema's, subject and object are two different names written capitalised in
+    the document, and its evidence matches a document sentence that mentions both (the document's
+    sentence is stored). A :data:`PERSON_RELATIONS` fact written company -> person is turned around.
 
     Returns
     -------
@@ -234,8 +203,7 @@ def _names_problem(subj: str, obj: str, text: str) -> str | None:
 
 
 def _validate(records: Iterable[dict], doc: dict, judge) -> tuple[list[Triple], list[Rejection]]:
-    """Judge every record (``judge(record, doc, sentences)`` gives a Triple or the reason of a
-    refusal); keep each fact once, in record order."""
+    """Judge every record (a Triple or the reason of a refusal); keep each fact once, in order."""
     sentences = split_sentences(doc["text"])
     kept: list[Triple] = []
     rejected: list[Rejection] = []
