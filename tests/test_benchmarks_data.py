@@ -1,4 +1,4 @@
-"""Tests of gaba.data.benchmarks and gaba.data.benchmark_samples: the loaders on our fictional
+"""Tests of gaba.data.benchmarks and the sample generator beside its files: the loaders on our fictional
 samples, on the real published samples shipped in assets/data/benchmarks, bad files, and the
 sample generator."""
 from __future__ import annotations
@@ -8,10 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from gaba.data import benchmark_samples as gen
 from gaba.data import benchmarks as bm
 from gaba.errors import DocumentError, GabaError
 from gaba.fileio import sha256_file
+
+
+def _load_generator():
+    """assets/data/benchmark_samples/make_samples.py, imported as a module (it is not in gaba)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_samples", bm.SAMPLE_DIR / "make_samples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _load_generator()
 
 LOADERS = {"hotpotqa": bm.load_hotpotqa, "2wiki": bm.load_2wiki, "musique": bm.load_musique}
 
@@ -227,3 +238,8 @@ def test_zip_and_non_utf8(tmp_path):
     latin.write_bytes(b'{"a": "\xe9"}\n')
     with pytest.raises(DocumentError, match="UTF-8"):
         bm.load_musique(latin)
+
+
+def test_generator_examples_run():
+    import doctest
+    assert doctest.testmod(gen).failed == 0

@@ -3,7 +3,7 @@
 Taught in chapter "Measuring graph against flat". The loaders read the official files into
 :class:`MultiHopExample` records; :data:`SOURCES` says where each file comes from. Offline,
 :func:`load_public` reads the shipped first rows of each benchmark and :func:`load_sample` the
-fictional samples of :mod:`gaba.data.benchmark_samples`.
+fictional samples that ``assets/data/benchmark_samples/make_samples.py`` writes.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..errors import DocumentError
 
 #: Folder of the generated fictional samples.
 SAMPLE_DIR = ASSETS / "data" / "benchmark_samples"
-#: Sample file per dataset (written by :func:`gaba.data.benchmark_samples.write_samples`).
+#: Sample file per dataset (written by ``assets/data/benchmark_samples/make_samples.py``).
 SAMPLE_FILES = {"hotpotqa": "hotpotqa_dev_distractor_sample.json",
                 "2wiki": "2wikimultihopqa_dev_sample.json",
                 "musique": "musique_ans_dev_sample.jsonl"}

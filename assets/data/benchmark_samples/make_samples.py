@@ -1,8 +1,10 @@
-"""Fictional samples of HotpotQA, 2WikiMultihopQA and MuSiQue, generated in their published formats.
+"""Write the fictional samples of HotpotQA, 2WikiMultihopQA and MuSiQue in this folder.
 
-Taught in chapter "Measuring graph against flat". Templates about a world that does not exist, a
-fixed seed and no model call, so every code path of :mod:`gaba.data.benchmarks` runs offline.
-:func:`write_samples` writes them; :func:`gaba.data.benchmarks.load_sample` reads them back.
+Run ``python assets/data/benchmark_samples/make_samples.py`` from the repository root. Templates
+about a world that does not exist, a fixed seed and no model call; the files it writes are
+committed, and :func:`gaba.data.benchmarks.load_sample` reads them. It lives beside its output, not
+in ``gaba``, because only this folder's files need it (tests/test_benchmarks_data.py checks that a
+fresh run writes the committed bytes).
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from .benchmarks import SAMPLE_DIR, SAMPLE_FILES, SAMPLE_TRIPLES_FILE
+from gaba.data.benchmarks import SAMPLE_DIR, SAMPLE_FILES, SAMPLE_TRIPLES_FILE
 
 _FIRST = ["Ilse", "Bastian", "Odile", "Teodor", "Marit", "Casimir", "Leontine", "Ansel", "Noor",
           "Emeric", "Saskia", "Lorcan", "Fenna", "Dorian", "Agathe", "Jurre", "Mirela", "Osric",
@@ -280,3 +282,8 @@ def write_samples(folder: str | Path = SAMPLE_DIR, *, n: int = 30, seed: int = 0
                     encoding="utf-8")
     written.append(path)
     return written
+
+
+if __name__ == "__main__":
+    for path in write_samples():
+        print(path)
