@@ -14,6 +14,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from .errors import EntityNotFound
+from .names import fold
 
 __all__ = ["name_key", "build_name_table", "name_table", "resolve_entity", "suggest", "find_entities",
            "node_aliases", "check_graph", "is_store", "per_graph"]
@@ -45,21 +46,17 @@ def per_graph(G, what: str, build: Callable[[], Any], *, refresh: bool = False) 
     return entry[what]
 
 
-def _norm(text: str) -> str:
-    """Case-fold and straighten typographic quotes, so "Kestrel Motors’" matches "Kestrel Motors'"."""
-    return text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"') \
-        .replace("\u201d", '"').casefold()
 
 
 def name_key(text: str) -> str:
-    """The form a name is looked up by: stripped, case-folded, quotes straightened.
+    """The form a name is looked up by: stripped and folded (:func:`gaba.names.fold`).
 
     Examples
     --------
     >>> name_key(" Kestrel Motors\u2019 ")
     "kestrel motors'"
     """
-    return _norm(text.strip())
+    return fold(text.strip())
 
 
 def _alias_list(raw) -> list[str]:
@@ -156,7 +153,7 @@ def find_entities(question: str, G) -> list[str]:
         check_graph(G)
     if not isinstance(question, str):
         raise TypeError(f"question must be a string, got {type(question).__name__}")
-    text = _norm(question)
+    text = fold(question)
     table = name_table(G, refresh=True)     # the graph's names now (a chapter may add aliases)
     taken = [False] * len(text)
     found: list[tuple[int, str]] = []

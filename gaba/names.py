@@ -6,8 +6,22 @@ list of any corpus.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from nameparser.config.titles import TITLES as _nameparser_titles
+
+def fold(text: str) -> str:
+    """The form names are compared in: NFKC, case-folded, typographic quotes and dashes made plain.
+
+    Examples
+    --------
+    >>> fold("Kestrel Motors\u2019 \u2013 \uff21\uff22\uff23")
+    "kestrel motors' - abc"
+    """
+    text = unicodedata.normalize("NFKC", text)
+    return (text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
+            .replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", "-").casefold())
+
 
 #: Words that end organisation names ("Acme Inc"); alone they name no one.
 ORG_WORDS = frozenset("""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .names import fold
+
 __all__ = ["fold", "token_spans", "phrase_key", "strip_diacritics", "name_tokens", "NAME_STOP",
            "STOP_WORDS", "word_stems"]
 
@@ -17,13 +19,6 @@ reverend fr father hon honourable honorable jr sr junior senior""".split())
 NAME_STOP = frozenset("""of the de la le von van der den di da del du des y and el al""".split())
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-
-
-def fold(text: str) -> str:
-    """Unicode-normalised (NFKC), case-folded, typographic quotes and dashes made plain."""
-    text = unicodedata.normalize("NFKC", text)
-    return (text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
-            .replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", "-").casefold())
 
 
 def token_spans(text: str) -> list[tuple[str, int, int]]:

@@ -531,3 +531,18 @@ def test_injected_instruction_in_a_relation_label_is_not_followed(monkeypatch):
     # ...and the system answers the question (Voltaic Dynamics) or abstains; never anything else
     answer = t["answer"]
     assert rag.is_abstention(answer) or ("voltaic" in answer.lower() and t["grounding"].accepted), t
+
+
+def test_names_match_across_dashes_quotes_and_width():
+    """Names and questions are folded the same way (gaba.names.fold): typographic dashes and quotes,
+    full-width letters and case do not stop a name from being found."""
+    import networkx as nx
+    from gaba.entities import find_entities, name_key
+    from gaba.words import fold as words_fold
+    from gaba.names import fold
+    G = nx.MultiDiGraph()
+    G.add_node("Vell-Oram Works", aliases=["Vell\u2019s Works"])
+    assert find_entities("Who owns Vell\u2013Oram Works?", G) == ["Vell-Oram Works"]
+    assert find_entities("Who owns \uff36ELL-ORAM works?", G) == ["Vell-Oram Works"]
+    assert find_entities("Who bought Vell's Works?", G) == ["Vell-Oram Works"]
+    assert name_key(" Vell\u2014Oram ") == "vell-oram" and words_fold is fold
