@@ -2,7 +2,8 @@
 
 Taught in chapter "Graph RAG and multi-hop reasoning". :func:`answer_prompt` asks the model to
 copy the facts it used before its answer; :func:`check_grounding` accepts the answer only when
-it cites a given fact and names one of its entities, else the system says :data:`ABSTAIN`.
+it cites a given fact and names an entity of it (or of a given fact next to it), else the system
+says :data:`ABSTAIN`.
 
 Examples
 --------
@@ -26,6 +27,9 @@ Fact = tuple[str, str, str]
 ABSTAIN = "I don't know"
 #: A copied sentence matches a fact when their similarity (rapidfuzz partial ratio) reaches this.
 CITATION_SIMILARITY = 90
+#: A copy must be at least this share of the sentence it matches: "Facts used: Voltaic" cites nothing,
+#: while a copy that drops a short lead-in ("Analysts said ...") still counts.
+MIN_COPY_SHARE = 0.75
 
 __all__ = ["ABSTAIN", "Grounding", "fact_sentence", "answer_prompt", "final_answer", "is_abstention",
            "cited_facts", "check_grounding"]
@@ -112,7 +116,7 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
 
     A fact is cited when its sentence or one of its ``evidence`` sentences occurs in the copied
-    text, allowing small edits (:data:`CITATION_SIMILARITY`).
+    text, allowing small edits (:data:`CITATION_SIMILARITY`, :data:`MIN_COPY_SHARE`).
 
     Examples
     --------
@@ -131,7 +135,7 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
         for t in texts:
             t = " ".join(str(t).split()).casefold().rstrip(".")
             # only a copy as long as (nearly) the whole fact may match: "Facts used: Voltaic" cites nothing
-            if t and (t in used or (len(used) >= 0.9 * len(t)
+            if t and (t in used or (len(used) >= MIN_COPY_SHARE * len(t)
                                     and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)):
                 out.append(f)
                 break
@@ -159,16 +163,19 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     """Accept an answer only when the facts it cites support it; else say why not.
 
     Taught in chapter "Graph RAG and multi-hop reasoning". The reply must cite at least one given
-    fact (:func:`cited_facts`), and its answer must name an entity of the cited facts (or one of
-    its ``aliases``) other than the question's ``entities``. The cited facts need not connect the
-    answer to the question themselves: the 1.5B model often copies only a chain's last link. An
-    abstaining reply is accepted as the model's own abstention.
+    fact (:func:`cited_facts`), and its answer must name (by name or one of its ``aliases``) an
+    entity other than the question's ``entities`` that belongs to a cited fact, or to a given fact
+    that shares an entity with a cited one: the 1.5B model often copies one link of a two-link
+    chain and answers with the far end of the other. An abstaining reply is accepted as the model's
+    own abstention.
 
     Examples
     --------
     >>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
+    >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
+    'the answer names an entity of a given fact next to a fact it cites'
     >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Acme", facts, ["Kestrel"]).reason
-    'the answer names no entity of the facts it cites'
+    'the answer names no entity of the facts it cites or of the given facts next to them'
     """
     answer = final_answer(reply)
     if is_abstention(answer):
@@ -178,9 +185,17 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
         return Grounding(False, "the reply cites none of the facts it was given")
     aliases = aliases or {}
     question = set(entities)
-    candidates = sorted({x for s, _, o in cited for x in (s, o)} - question)
-    named = tuple(c for c in candidates
-                  if any(_named_in(answer, n) for n in [c, *aliases.get(c, ())] if n))
-    if not named:
-        return Grounding(False, "the answer names no entity of the facts it cites", cited)
-    return Grounding(True, "the answer names an entity of a fact it cites", cited, named)
+    ends = {x for s, _, o in cited for x in (s, o)}
+    nearby = {x for s, _, o in set(facts) if s in ends or o in ends for x in (s, o)}
+
+    def named_among(names: set[str]) -> tuple[str, ...]:
+        return tuple(c for c in sorted(names - question)
+                     if any(_named_in(answer, n) for n in [c, *aliases.get(c, ())] if n))
+
+    if named := named_among(ends):
+        return Grounding(True, "the answer names an entity of a fact it cites", cited, named)
+    if named := named_among(nearby):
+        return Grounding(True, "the answer names an entity of a given fact next to a fact it cites",
+                         cited, named)
+    return Grounding(False, "the answer names no entity of the facts it cites or of the given facts "
+                     "next to them", cited)

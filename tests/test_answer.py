@@ -217,15 +217,27 @@ def test_grounding_refuses_a_reply_that_cites_no_given_fact():
 
 def test_grounding_refuses_an_answer_naming_no_cited_entity():
     g = check_grounding(used(SUPPLY, RIVAL, answer="Acme"), FACTS, Q)
-    assert not g.accepted and g.reason == "the answer names no entity of the facts it cites"
+    assert not g.accepted and g.reason == "the answer names no entity of the facts it cites or of the given facts next to them"
     assert g.cited == (SUPPLY, RIVAL)
     # naming only the question's own entity is no answer
     assert not check_grounding(used(SUPPLY, answer="Kestrel Motors"), FACTS, Q).accepted
     # a name must be a whole word: "Auroras" is not "Aurora"
     f = ("Aurora", "SUPPLIES_TO", "Kestrel Motors")
     assert not check_grounding(used(f, answer="Auroras"), [f], Q).accepted
-    # a true entity that the cited facts do not hold is refused too
-    assert not check_grounding(used(SUPPLY, answer="Voltaic Dynamics"), FACTS, Q).accepted
+    # an entity one given fact away from a cited fact is accepted, and the reason says so...
+    g = check_grounding(used(SUPPLY, answer="Voltaic Dynamics"), FACTS, Q)
+    assert g.accepted and g.reason == "the answer names an entity of a given fact next to a fact it cites"
+    assert g.cited == (SUPPLY,) and g.answer_entities == ("Voltaic Dynamics",)
+    # ...but a true entity further from the cited facts is refused
+    assert not check_grounding(used(BOARD2, answer="Voltaic Dynamics"), FACTS, Q).accepted
+    assert not check_grounding(used(BOARD, answer="Helio Capital"), FACTS, Q).accepted
+
+
+def test_a_copy_may_drop_a_short_lead_in_but_not_most_of_the_sentence():
+    evidence = {RIVAL: ["Analysts said Voltaic competes directly with Aurora Cell Works for carmaker contracts."]}
+    reply = "Facts used: Voltaic competes directly with Aurora Cell Works for carmaker contracts.\nAnswer: Voltaic Dynamics"
+    assert cited_facts(reply, FACTS, evidence) == [RIVAL]
+    assert cited_facts("Facts used: Voltaic competes directly.\nAnswer: Voltaic Dynamics", [RIVAL], evidence) == []
 
 
 def test_grounding_reads_aliases():
@@ -242,7 +254,7 @@ def test_grounding_with_two_question_entities():
     assert check_grounding(used(facts[0], answer="B Corp"), facts, ["A Corp", "C Corp"]).accepted
     # naming only the two question entities answers nothing
     g = check_grounding(used(facts[0], facts[1], answer="A Corp and C Corp"), facts, ["A Corp", "C Corp"])
-    assert not g.accepted and g.reason == "the answer names no entity of the facts it cites"
+    assert not g.accepted and g.reason == "the answer names no entity of the facts it cites or of the given facts next to them"
 
 
 def test_grounding_on_cycles_and_self_loops():

@@ -148,7 +148,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         "1.5": "model size (Qwen2.5-Coder-1.5B), a fact about the model",
     },
     "chapters/graph_rag": {
-        "30": "a setting's documented default (rank_facts budget=30)",
         "95": "the Wilson interval's confidence level, a fixed convention (z = 1.96)",
         "26": "size of the next chapter's test set, asserted there (len(cases) == 26)",
     },

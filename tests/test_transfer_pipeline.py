@@ -134,12 +134,12 @@ def test_graph_rag_answers_when_the_reply_copies_the_evidence(invented, scripted
 @pytest.mark.parametrize("reply, reason", [
     # a given fact that has nothing to do with the answer it claims to support
     (_reply(("Zibber Orrel 2", "zanthed_into", START), answer=END),
-     "the answer names no entity of the facts it cites"),
+     "the answer names no entity of the facts it cites or of the given facts next to them"),
     # a plausible-looking fact that was never given
     ("Facts used: Zorblat Venn glimmers Tesh Varnow.\nAnswer: Tesh Varnow",
      "the reply cites none of the facts it was given"),
     # a distractor answer from an unrelated fact is refused when it cites the chain
-    (_reply(*CHAIN, answer="Drensk Oculo 4"), "the answer names no entity of the facts it cites"),
+    (_reply(*CHAIN, answer="Drensk Oculo 4"), "the answer names no entity of the facts it cites or of the given facts next to them"),
 ], ids=["unrelated-given-fact", "invented-fact", "distractor-answer"])
 def test_graph_rag_abstains_when_the_reply_cites_an_unrelated_fact(invented, scripted, reply, reason):
     scripted.replies.append(reply)
@@ -164,13 +164,13 @@ def test_graph_rag_with_the_default_budget_keeps_the_chain(invented, scripted, f
 
 
 def test_hop_order_lists_the_chain_from_its_start(invented, scripted):
-    # fact_order="hops": facts nearest the question's entity first, evidence in the same order;
-    # the facts handed over, the grounding and the answer are the same as in sorted order
+    # fact_order="hops" (the default): facts nearest the question's entity first, evidence in the
+    # same order; the facts handed over, the grounding and the answer are the same as in sorted order
     scripted.replies.extend([_reply(*CHAIN, answer=END)] * 2)
     H = invented.copy()
     _add(H, "Aaron Quill", "zanthed_into", END, "Aaron Quill was zanthed into Tesh Varnow.")  # hop 3, sorts first
-    t_sorted = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None)
-    t_hops = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="hops")
+    t_sorted = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="sorted")
+    t_hops = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None)
     assert t_hops["facts"] == t_sorted["facts"] and t_hops["answer"] == t_sorted["answer"] == END
     sorted_user, hops_user = (r["messages"][-1]["content"] for r in scripted.requests)
     first, second, third = (gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)])
@@ -183,13 +183,13 @@ def test_hop_order_lists_the_chain_from_its_start(invented, scripted):
 
 
 def test_fact_order_is_checked(invented):
-    with pytest.raises(ValueError, match="fact_order must be one of sorted, hops"):
+    with pytest.raises(ValueError, match="fact_order must be one of hops, sorted"):
         rag.graph_rag(QUESTION, invented, fact_order="random")
 
 
-def test_rag_systems_name_the_hop_order(invented):
+def test_rag_systems_name_the_alphabetical_order(invented):
     from gaba import evaluate as ev
 
-    names = list(ev.rag_systems(invented, k=None, hops=3, grounding=False, fact_order="hops"))
-    assert names == ["graph RAG (3 hops, no grounding, hop order)"]
+    names = list(ev.rag_systems(invented, k=None, hops=3, grounding=False, fact_order="sorted"))
+    assert names == ["graph RAG (3 hops, no grounding, alphabetical order)"]
     assert list(ev.rag_systems(invented, k=None, hops=3)) == ["graph RAG (3 hops)"]
