@@ -31,7 +31,7 @@ from .data.news import load_documents
 from .errors import GabaError
 from .extract import extraction_summary
 from .graph import build_knowledge_graph, load_graph, save_graph
-from .rag import DEFAULT_BUDGET, FACT_ORDERS, graph_rag_trace
+from .rag import DEFAULT_BUDGET, DEFAULT_FACT_ORDER, FACT_ORDERS, graph_rag_trace
 
 
 def _notebooks() -> list[Path]:
@@ -146,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="at most this many facts in the prompt (default: gaba.rag.DEFAULT_BUDGET)")
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
-    a.add_argument("--fact-order", choices=FACT_ORDERS, default=FACT_ORDERS[0],
+    a.add_argument("--fact-order", choices=FACT_ORDERS, default=DEFAULT_FACT_ORDER,
                    help="how the prompt lists the facts: hops (default: nearest the question's "
                         "entities first) or sorted (alphabetically)")
     c = sub.add_parser("cache", parents=[common]); c.add_argument("action", choices=["verify"])

@@ -194,7 +194,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
 
     if named := named_among(ends):
         return Grounding(True, "the answer names an entity of a fact it cites", cited, named)
-    if named := named_among(nearby):
+    if named := named_among(nearby - ends):
         return Grounding(True, "the answer names an entity of a given fact next to a fact it cites",
                          cited, named)
     return Grounding(False, "the answer names no entity of the facts it cites or of the given facts "

@@ -85,7 +85,7 @@ def _split_output(out: Any) -> tuple[str, Any]:
 
 def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=None,
                 grounding: bool = True, budget: int | None | str = "default",
-                fact_order: str = "hops") -> dict[str, Callable]:
+                fact_order: str = rag.DEFAULT_FACT_ORDER) -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.
 
     ``"flat RAG (top-k)"`` (:func:`gaba.rag.flat_rag`) and ``"graph RAG (h hops)"``

@@ -68,12 +68,13 @@ DEFAULT_BUDGET = 12
 MAX_QUESTION_CHARS = 2000
 #: How the answering prompt may list the facts (see :func:`graph_rag`); the first is the default.
 FACT_ORDERS = ("hops", "sorted")
+DEFAULT_FACT_ORDER = FACT_ORDERS[0]
 
 
 def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
                     rank: str | Ranker = "combined", linking: str | Linker = "exact",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
-                    max_tokens: int = 200, fact_order: str = "hops") -> dict:
+                    max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
     Keys: ``question``, ``entities``, ``facts`` (sorted, after the budget), ``prompt`` (the user
@@ -142,7 +143,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
 def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
               rank: str | Ranker = "combined", linking: str | Linker = "exact",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
-              fact_order: str = "hops") -> tuple[str, list[tuple[str, str, str]]]:
+              fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[tuple[str, str, str]]]:
     """Answer a question from the facts around its entities, with one model call and a check.
 
     Links the question's entities (``linking``: ``"exact"`` names and aliases, a
