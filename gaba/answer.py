@@ -31,8 +31,8 @@ CITATION_SIMILARITY = 90
 #: while a copy that drops a short lead-in ("Analysts said ...") still counts.
 MIN_COPY_SHARE = 0.75
 
-__all__ = ["ABSTAIN", "Grounding", "fact_sentence", "answer_prompt", "final_answer", "is_abstention",
-           "cited_facts", "check_grounding"]
+__all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "answer_prompt", "final_answer",
+           "is_abstention", "cited_facts", "check_grounding"]
 
 
 def _quote(text: str) -> str:
@@ -40,12 +40,68 @@ def _quote(text: str) -> str:
     return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
 
 
+def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
+    """The facts as an indented outline that starts at the question's ``entities``.
+
+    Each entity sits under the entity one hop closer to the question (breadth first), so a fact
+    and the facts indented under it read as a chain. Facts between the same two entities stay
+    together, a fact between two entities already placed is a leaf, and facts that do not reach
+    an entity come last. Deterministic: the facts are visited in sorted order.
+
+    Examples
+    --------
+    >>> for line in fact_outline([("Ana Rusk", "OWNS", "Tern"), ("Tern", "MOORED_AT", "Pell Quay")], ["Ana Rusk"]):
+    ...     print(line)
+    - Ana Rusk owns Tern.
+      - Tern moored at Pell Quay.
+    """
+    facts = sorted(set(facts))
+    links: dict[str, list[tuple[Fact, str]]] = {}
+    for f in facts:
+        links.setdefault(f[0], []).append((f, f[2]))
+        links.setdefault(f[2], []).append((f, f[0]))
+    dist = {e: 0 for e in entities}
+    parent: dict[str, str] = {}
+    queue = list(dict.fromkeys(entities))
+    for u in queue:                          # breadth first: the queue grows while we walk it
+        for _, v in links.get(u, ()):
+            if v not in dist:
+                dist[v], parent[v] = dist[u] + 1, u
+                queue.append(v)
+    placed: set[Fact] = set()
+    lines: list[str] = []
+
+    def place(f: Fact, depth: int) -> None:
+        placed.add(f)
+        lines.append("  " * depth + "- " + _quote(fact_sentence(f)))
+
+    def below(u: str, depth: int) -> None:
+        for v in dict.fromkeys(v for _, v in links.get(u, ())):
+            if parent.get(v) == u:
+                for f, w in links[u]:
+                    if w == v and f not in placed:
+                        place(f, depth)
+                below(v, depth + 1)
+        for f, w in links.get(u, ()):          # links to entities no closer to the question: leaves
+            if f not in placed and dist[w] >= dist[u]:
+                place(f, depth)
+
+    for e in dict.fromkeys(entities):
+        below(e, 0)
+    for f in facts:
+        if f not in placed:
+            place(f, 0)
+    return lines
+
+
 def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] = (), *,
-                  keep_order: bool = False) -> tuple[str, str]:
+                  keep_order: bool = False, outline: Sequence[str] | None = None) -> tuple[str, str]:
     """The (system, user) messages of the Graph RAG answering call.
 
     Facts (as sentences) and their evidence sentences are sorted, so the prompt is byte-identical
     across runs and cacheable; ``keep_order=True`` keeps the order given (duplicates dropped).
+    With ``outline`` (the question's entities), the facts are laid out by :func:`fact_outline`
+    and the prompt says how to read the indentation.
 
     Examples
     --------
@@ -56,10 +112,14 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     def arrange(items):
         return list(dict.fromkeys(items)) if keep_order else sorted(set(items))
 
-    lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in arrange(facts))
+    if outline is not None:
+        lines, template = "\n".join(fact_outline(facts, outline)), prompts.GRAPH_OUTLINE_PROMPT
+    else:
+        lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in arrange(facts))
+        template = prompts.GRAPH_ANSWER_PROMPT
     sources = "\n".join(f'- "{_quote(e)}"' for e in arrange(evidence))
-    user = prompts.GRAPH_ANSWER_PROMPT.format(facts=lines or "- (none)", sources=sources or "- (none)",
-                                              question=_quote(question.strip()), abstain=ABSTAIN)
+    user = template.format(facts=lines or "- (none)", sources=sources or "- (none)",
+                           question=_quote(question.strip()), abstain=ABSTAIN)
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
 
 

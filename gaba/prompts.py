@@ -111,8 +111,8 @@ ANSWER_FORMAT = """Reply in exactly this format:
 Facts used: <copy the one or two sentences that answer the question>
 Answer: <a short answer that names the entities, or "{abstain}">"""
 
-#: User message of graph_rag: facts as sentences, then the evidence sentences they came from.
-GRAPH_ANSWER_PROMPT = """<facts>
+#: The facts and sources blocks of both graph_rag messages, with the question.
+_GRAPH_CONTEXT = """<facts>
 {facts}
 </facts>
 <sources>
@@ -121,8 +121,17 @@ GRAPH_ANSWER_PROMPT = """<facts>
 
 Question: {question}
 
-Use only the facts and sources above. The answer may need two facts that share an entity. \
-""" + ANSWER_EXAMPLE + ANSWER_FORMAT
+Use only the facts and sources above. """
+
+#: User message of graph_rag: facts as sentences, then the evidence sentences they came from.
+GRAPH_ANSWER_PROMPT = (_GRAPH_CONTEXT + "The answer may need two facts that share an entity. "
+                       + ANSWER_EXAMPLE + ANSWER_FORMAT)
+
+#: User message of graph_rag with ``fact_order="outline"``: the facts as an indented outline
+#: from the question's entities (gaba.answer.fact_outline), then the evidence sentences.
+GRAPH_OUTLINE_PROMPT = (_GRAPH_CONTEXT + "The facts start at the entities of the question; an indented "
+                        "fact continues from the fact above it, so a line and the lines under it form a "
+                        "chain. " + ANSWER_EXAMPLE + ANSWER_FORMAT)
 
 #: User message of flat_rag: the retrieved passages, most similar first.
 FLAT_ANSWER_PROMPT = """<passages>

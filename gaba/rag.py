@@ -66,8 +66,8 @@ def _no_entity_answer(G) -> str:
 DEFAULT_BUDGET = 12
 #: Questions longer than this many characters are refused (entity matching scans the text).
 MAX_QUESTION_CHARS = 2000
-#: How the answering prompt may list the facts (see :func:`graph_rag`); the first is the default.
-FACT_ORDERS = ("hops", "sorted")
+#: How the answering prompt may lay out the facts (see :func:`graph_rag`); the first is the default.
+FACT_ORDERS = ("hops", "sorted", "outline")
 DEFAULT_FACT_ORDER = FACT_ORDERS[0]
 
 
@@ -123,7 +123,8 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
         far = float("inf")                   # a fact the budget cut off from the question: last
         shown = sorted(facts_sorted, key=lambda f: (min(dist.get(f[0], far), dist.get(f[2], far)), f))
     system, user = answer_prompt(question, shown, [e for f in shown for e in evidence[f]],
-                                 keep_order=fact_order == "hops")
+                                 keep_order=fact_order != "sorted",
+                                 outline=entities if fact_order == "outline" else None)
     out["prompt"] = user
     resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
                     purpose=f"graph_rag: {question[:60]}")
@@ -152,7 +153,9 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_B
     :func:`gaba.rank.rank_facts` method or ``rank(question, facts, G, budget) -> facts``; None
     keeps all), asks the model, and unless ``grounding=False`` answers :data:`ABSTAIN` plus the
     reason when :func:`gaba.answer.check_grounding` rejects the reply. ``fact_order="hops"`` (the
-    default) lists the facts nearest the question first, ``"sorted"`` alphabetically. Returns ``(answer, sorted facts given)``; raises
+    default) lists the facts nearest the question first, ``"sorted"`` alphabetically, and
+    ``"outline"`` indents them under the question's entities as chains
+    (:func:`gaba.answer.fact_outline`). Returns ``(answer, sorted facts given)``; raises
     ``ValueError`` for an empty graph, an empty or over-long question, or an invalid option.
 
     A question that names no entity gets an abstention without a model call:

@@ -182,8 +182,24 @@ def test_hop_order_lists_the_chain_from_its_start(invented, scripted):
     assert sources.index("it polishes the bells") < sources.index("cools its furnaces")
 
 
+def test_outline_puts_the_chain_under_its_start(invented, scripted):
+    # fact_order="outline": the same facts, laid out as an outline from the question's entity; the
+    # chain's second fact sits indented right under its first, and the grounding still accepts
+    scripted.replies.append(_reply(*CHAIN, answer=END))
+    H = invented.copy()
+    _add(H, "Aaron Quill", "zanthed_into", END, "Aaron Quill was zanthed into Tesh Varnow.")
+    t = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="outline")
+    assert t["answer"] == END and t["grounding"].accepted
+    user = scripted.requests[-1]["messages"][-1]["content"]
+    lines = user.split("<facts>\n")[1].split("\n</facts>")[0].splitlines()
+    first, second, third = (gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)])
+    i = lines.index(f"- {first}")
+    assert lines[i + 1] == f"  - {second}" and lines[i + 2] == f"    - {third}"
+    assert len(lines) == len(t["facts"]) and "indented fact continues" in user
+
+
 def test_fact_order_is_checked(invented):
-    with pytest.raises(ValueError, match="fact_order must be one of hops, sorted"):
+    with pytest.raises(ValueError, match="fact_order must be one of hops, sorted, outline"):
         rag.graph_rag(QUESTION, invented, fact_order="random")
 
 
@@ -192,4 +208,5 @@ def test_rag_systems_name_the_alphabetical_order(invented):
 
     names = list(ev.rag_systems(invented, k=None, hops=3, grounding=False, fact_order="sorted"))
     assert names == ["graph RAG (3 hops, no grounding, alphabetical order)"]
+    assert list(ev.rag_systems(invented, k=None, hops=3, fact_order="outline")) == ["graph RAG (3 hops, outline)"]
     assert list(ev.rag_systems(invented, k=None, hops=3)) == ["graph RAG (3 hops)"]
