@@ -75,6 +75,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'figures are lower bounds': _DEFINITION,
         'what a perfect extractor would build': _DEFINITION,
         'has perfect recall': _DEFINITION,
+        'costs you more than no answer': _ADVICE,
     },
     "chapters/global_questions": {
         'hides it better': 'an argument from the example printed above, not a measured rate',
