@@ -147,8 +147,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
     a.add_argument("--fact-order", choices=FACT_ORDERS, default=DEFAULT_FACT_ORDER,
-                   help="how the prompt lists the facts: hops (default: nearest the question's "
-                        "entities first) or sorted (alphabetically)")
+                   help="how the prompt lays out the facts: hops (default: nearest the question's "
+                        "entities first), sorted (alphabetically) or outline (indented as chains "
+                        "from the question's entities)")
     c = sub.add_parser("cache", parents=[common]); c.add_argument("action", choices=["verify"])
     c.add_argument("--dir", default=None, help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
     sub.add_parser("check-notebooks", parents=[common])

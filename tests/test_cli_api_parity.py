@@ -88,3 +88,18 @@ def test_cli_ask_fact_order_matches_the_api(scripted, tmp_path, capsys):
     assert main(["ask", question, "--graph", str(out), "--fact-order", "hops"]) == 0
     assert llm.stats().misses == misses                               # the same request, replayed
     assert capsys.readouterr().out.strip().splitlines()[-1] == api_answer == "Port Ibrel"
+
+
+def test_cli_ask_outline_matches_the_api(scripted, tmp_path, capsys):
+    folder = _folder(tmp_path)
+    question = "Where was the guild that Vell Oranu glimmers zanthed into?"
+    scripted.replies.extend(_replies())
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    G = load_graph(out)
+    api_answer, _ = graph_rag(question, G, hops=2, fact_order="outline")   # the third reply
+    assert "indented fact continues" in scripted.requests[-1]["messages"][-1]["content"]
+    misses = llm.stats().misses
+    assert main(["ask", question, "--graph", str(out), "--fact-order", "outline"]) == 0
+    assert llm.stats().misses == misses                                  # the same request, replayed
+    assert capsys.readouterr().out.strip().splitlines()[-1] == api_answer == "Port Ibrel"
