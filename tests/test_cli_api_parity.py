@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gaba import llm
 from gaba.__main__ import main
 from gaba.graph import build_knowledge_graph, load_graph
@@ -76,30 +78,18 @@ def test_cli_ask_budget_and_trace(scripted, tmp_path, capsys):
     assert err.startswith("error:") and "Traceback" not in err
 
 
-def test_cli_ask_fact_order_matches_the_api(scripted, tmp_path, capsys):
+@pytest.mark.parametrize("order", ["hops", "outline"])
+def test_cli_ask_fact_order_matches_the_api(order, scripted, tmp_path, capsys):
     folder = _folder(tmp_path)
     question = "Where was the guild that Vell Oranu glimmers zanthed into?"
     scripted.replies.extend(_replies())
     out = tmp_path / "g.json"
     assert main(["build-graph", str(folder), "--out", str(out)]) == 0
     G = load_graph(out)
-    api_answer, _ = graph_rag(question, G, hops=2, fact_order="hops")   # the third reply
+    api_answer, _ = graph_rag(question, G, hops=2, fact_order=order)   # the third reply
+    prompt = scripted.requests[-1]["messages"][-1]["content"]
+    assert ("indented fact continues" in prompt) == (order == "outline")
     misses = llm.stats().misses
-    assert main(["ask", question, "--graph", str(out), "--fact-order", "hops"]) == 0
+    assert main(["ask", question, "--graph", str(out), "--fact-order", order]) == 0
     assert llm.stats().misses == misses                               # the same request, replayed
-    assert capsys.readouterr().out.strip().splitlines()[-1] == api_answer == "Port Ibrel"
-
-
-def test_cli_ask_outline_matches_the_api(scripted, tmp_path, capsys):
-    folder = _folder(tmp_path)
-    question = "Where was the guild that Vell Oranu glimmers zanthed into?"
-    scripted.replies.extend(_replies())
-    out = tmp_path / "g.json"
-    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
-    G = load_graph(out)
-    api_answer, _ = graph_rag(question, G, hops=2, fact_order="outline")   # the third reply
-    assert "indented fact continues" in scripted.requests[-1]["messages"][-1]["content"]
-    misses = llm.stats().misses
-    assert main(["ask", question, "--graph", str(out), "--fact-order", "outline"]) == 0
-    assert llm.stats().misses == misses                                  # the same request, replayed
     assert capsys.readouterr().out.strip().splitlines()[-1] == api_answer == "Port Ibrel"
