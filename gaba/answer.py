@@ -40,6 +40,11 @@ def _quote(text: str) -> str:
     return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
 
 
+def _one_line(text: str) -> str:
+    """Quoted text on one line: a name with a line break cannot forge a fact line of its own."""
+    return " ".join(_quote(text).split())
+
+
 def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
     """The facts as an indented outline that starts at the question's ``entities``.
 
@@ -73,7 +78,7 @@ def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
 
     def place(f: Fact, depth: int) -> None:
         placed.add(f)
-        lines.append("  " * depth + "- " + _quote(fact_sentence(f)))
+        lines.append("  " * depth + "- " + _one_line(fact_sentence(f)))
 
     def below(u: str, depth: int) -> None:
         for v in dict.fromkeys(v for _, v in links.get(u, ())):
@@ -115,9 +120,9 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     if outline is not None:
         lines, template = "\n".join(fact_outline(facts, outline)), prompts.GRAPH_OUTLINE_PROMPT
     else:
-        lines = "\n".join(f"- {_quote(fact_sentence(f))}" for f in arrange(facts))
+        lines = "\n".join(f"- {_one_line(fact_sentence(f))}" for f in arrange(facts))
         template = prompts.GRAPH_ANSWER_PROMPT
-    sources = "\n".join(f'- "{_quote(e)}"' for e in arrange(evidence))
+    sources = "\n".join(f'- "{_one_line(e)}"' for e in arrange(evidence))
     user = template.format(facts=lines or "- (none)", sources=sources or "- (none)",
                            question=_quote(question.strip()), abstain=ABSTAIN)
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
