@@ -23,6 +23,15 @@ from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStat
 DEFAULT_WEIGHT = 0.5
 
 
+
+def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
+    """``a`` and ``b`` resolved to graph nodes (aliases allowed); they must differ."""
+    a, b = resolve(G, a), resolve(G, b)
+    if a == b:
+        raise ValueError(f"a and b are both {a!r}; ask for two different nodes "
+                         "(use neighbors() to see what surrounds one node).")
+    return a, b
+
 def expand(G, nodes: Iterable[str], direction: str, rel_types, timeout: float) -> dict[str, list]:
     """One hop out of each node, on either backend: ``{node: [(neighbor, relation, forward), ...]}``.
 
@@ -64,10 +73,7 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
     timeout = _check_timeout(timeout)
     cycles = _check_cycles(cycles)
     rel_types = _check_rel_types(G, rel_types)
-    a, b = resolve(G, a), resolve(G, b)
-    if a == b:
-        raise ValueError(f"a and b are both {a!r}; ask for two different nodes "
-                         "(use neighbors() to see what surrounds one node).")
+    a, b = _two_nodes(G, a, b)
     if is_store(G):
         found, stats = G._paths(a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
                                 limit=limit, timeout=timeout, cycles=cycles)
@@ -173,9 +179,7 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
     direction = _check_direction(direction)
     timeout = _check_timeout(timeout)
     rel_types = _check_rel_types(G, rel_types)
-    a, b = resolve(G, a), resolve(G, b)
-    if a == b:
-        raise ValueError(f"a and b are both {a!r}; ask for two different nodes.")
+    a, b = _two_nodes(G, a, b)
     scorer = scorer or score_path
     stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx")
     t0 = time.perf_counter()
@@ -224,9 +228,7 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
         direction = _check_direction(direction)
         timeout = _check_timeout(timeout)
         rel_types = _check_rel_types(G, rel_types)
-        a, b = resolve(G, a), resolve(G, b)
-        if a == b:
-            raise ValueError(f"a and b are both {a!r}; ask for two different nodes.")
+        a, b = _two_nodes(G, a, b)
         t0 = time.perf_counter()
         found = _sort_paths(G._shortest(a, b, max_depth=max_depth, direction=direction,
                                         rel_types=rel_types, timeout=timeout))
