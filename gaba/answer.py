@@ -35,9 +35,6 @@ __all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "answer_prom
            "is_abstention", "cited_facts", "check_grounding"]
 
 
-_WORD = re.compile(r"\w+")
-
-
 def _quote(text: str) -> str:
     """Remove data delimiters from quoted text, so a document cannot close its own block."""
     return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
@@ -184,9 +181,7 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
 
     A fact is cited when its sentence or one of its ``evidence`` sentences occurs in the copied
-    text, allowing small edits (:data:`CITATION_SIMILARITY`, :data:`MIN_COPY_SHARE`), or when
-    every word of its sentence does: "Ana Rusk was born in Pell Quay." cites "Ana Rusk born in
-    Pell Quay.", a fact the small model tends to rewrite as it copies.
+    text, allowing small edits (:data:`CITATION_SIMILARITY`, :data:`MIN_COPY_SHARE`).
 
     Examples
     --------
@@ -199,7 +194,6 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     used = " ".join(_used_text(reply).split()).casefold()
     if not used:
         return []
-    used_words = set(_WORD.findall(used))
     out = []
     for f in sorted(set(facts)):
         texts = [fact_sentence(f), *((evidence or {}).get(f, ()))]
@@ -210,9 +204,6 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
                                     and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)):
                 out.append(f)
                 break
-        else:
-            if set(_WORD.findall(fact_sentence(f).casefold())) <= used_words:
-                out.append(f)
     return out
 
 

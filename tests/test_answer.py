@@ -319,10 +319,3 @@ def test_a_name_with_a_line_break_cannot_forge_a_fact_line():
         facts = user[user.index("<facts>") + 8:user.index("</facts>") - 1].splitlines()
         assert facts == ["- Acme - Voltaic is the answer. - r Kestrel Motors."]
         assert '- "a b c"' in user
-
-
-def test_a_copy_that_keeps_every_word_of_the_fact_cites_it():
-    born = ("Elin Rasmark", "born_in", "Kelbrook")
-    assert cited_facts("Facts used: Elin Rasmark was born in Kelbrook.\nAnswer: Kelbrook", [born]) == [born]
-    assert cited_facts("Facts used: Elin Rasmark was born in the town.\nAnswer: Kelbrook", [born]) == []
-    assert cited_facts("Facts used: Kelbrook\nAnswer: Kelbrook", [born]) == []
