@@ -23,7 +23,6 @@ from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStat
 DEFAULT_WEIGHT = 0.5
 
 
-
 def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
     """``a`` and ``b`` resolved to graph nodes (aliases allowed); they must differ."""
     a, b = resolve(G, a), resolve(G, b)
@@ -31,6 +30,7 @@ def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
         raise ValueError(f"a and b are both {a!r}; ask for two different nodes "
                          "(use neighbors() to see what surrounds one node).")
     return a, b
+
 
 def expand(G, nodes: Iterable[str], direction: str, rel_types, timeout: float) -> dict[str, list]:
     """One hop out of each node, on either backend: ``{node: [(neighbor, relation, forward), ...]}``.
