@@ -35,13 +35,9 @@ _announced: set = set()      # .env notices already printed
 
 
 def time_limit() -> float:
-    """Total seconds one model call may take, retries included: ``GABA_TIMEOUT``, else
-    :data:`HOSTED_TIMEOUT` or :data:`LOCAL_TIMEOUT`.
+    """Total seconds one model call may take, retries included.
 
-    Examples
-    --------
-    >>> HOSTED_TIMEOUT, LOCAL_TIMEOUT
-    (120.0, 600.0)
+    ``GABA_TIMEOUT``, else :data:`HOSTED_TIMEOUT` or :data:`LOCAL_TIMEOUT`.
     """
     s = get_settings()
     if s.timeout is not None:
@@ -50,8 +46,7 @@ def time_limit() -> float:
 
 
 def endpoint() -> str:
-    """Where model calls go: the hosted base URL, the shared local server's URL, or
-    ``"the embedded local model"`` (it starts on the first call)."""
+    """Where model calls go: a base URL, or ``"the embedded local model"``."""
     s = get_settings()
     if s.backend == "local":
         return s.local_url or "the embedded local model"
@@ -59,8 +54,7 @@ def endpoint() -> str:
 
 
 def client():
-    """The ``openai.OpenAI`` client of the configured backend (one per base URL and key); for the
-    local backend this starts the model server once."""
+    """The ``openai.OpenAI`` client of the configured backend (starts the local model once)."""
     import openai
 
     s = get_settings()
@@ -76,10 +70,10 @@ def client():
 
 
 def complete(request: dict) -> dict:
-    """Ask the configured model for ``request`` (messages, temperature, max_tokens, seed, and
-    optionally schema and schema_name); return ``{"text", "model", "usage"}``.
+    """Ask the configured model for ``request``; return ``{"text", "model", "usage"}``.
 
-    Raises :class:`~gaba.errors.BackendUnavailable` for any fault of the endpoint.
+    ``request`` holds messages, temperature, max_tokens, seed, and optionally schema and
+    schema_name. Raises :class:`~gaba.errors.BackendUnavailable` for any fault of the endpoint.
     """
     _announce_dotenv()
     s = get_settings()
@@ -103,8 +97,7 @@ def complete(request: dict) -> dict:
     while True:
         attempts += 1
         try:
-            left = max(limit - (time.perf_counter() - t0), 0.001)
-            # each attempt gets the time that is left
+            left = max(limit - (time.perf_counter() - t0), 0.001)     # each attempt: the time left
             r = c.chat.completions.create(
                 **kwargs, timeout=_timeout(c, left, min(left, CONNECT_TIMEOUT)))
             text, usage = _completion(r)
@@ -171,13 +164,13 @@ def _causes(exc: BaseException) -> list:
 
 
 def _any_cause(causes: list, *names: str) -> bool:
-    """True when a class of one of ``causes`` has one of these names (the openai client may ship
-    its own copy of httpx, so transport errors are recognised by name)."""
+    """True when a class of one of ``causes`` has one of ``names`` (by name: the openai client may
+    ship its own copy of httpx)."""
     return any(cls.__name__ in names for c in causes for cls in type(c).__mro__)
 
 
 def _retryable(exc: Exception) -> bool:
-    """Worth another attempt: rate limits, server errors, dropped connections - never a refused
+    """Worth another attempt: rate limits, server errors, dropped connections; not a refused
     connection, a bad key or a malformed reply."""
     import openai
 

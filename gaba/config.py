@@ -169,8 +169,10 @@ def get_settings() -> Settings:
 
 
 def dotenv_notice() -> str | None:
-    """One line when a ``.env`` in the working folder (not the repository root) decides where
-    model calls go, else None: it could send prompts and the key elsewhere, so it is never silent."""
+    """One line when a ``.env`` in the working folder decides where model calls go, else None.
+
+    Such a file could send prompts and the key elsewhere, so it is never silent (the repository
+    root's ``.env`` is not announced)."""
     s = get_settings()
     if s.dotenv_path is None or not s.dotenv_vars or s.dotenv_path == (ROOT / ".env").resolve():
         return None

@@ -86,15 +86,16 @@ def reset_stats() -> None:
 
 
 def _count(**increments: float) -> None:
-    """Add to the counters of :func:`stats`."""
     with _lock:
         for name, value in increments.items():
             setattr(_stats, name, getattr(_stats, name) + value)
 
 
 def concurrency(requested: int | None = None) -> int:
-    """How many model calls to keep in flight: ``requested``, else ``GABA_CONCURRENCY``, else
-    the local model's slots (``GABA_LOCAL_PARALLEL``) or :data:`HOSTED_CONCURRENCY`.
+    """How many model calls to keep in flight.
+
+    ``requested``, else ``GABA_CONCURRENCY``, else the local model's slots
+    (``GABA_LOCAL_PARALLEL``) or :data:`HOSTED_CONCURRENCY`.
 
     Examples
     --------
@@ -164,8 +165,8 @@ _checked_shapes: set = set()
 
 
 def _shape(schema: Any) -> Any:
-    """``schema`` with each enum list replaced by whether it is valid, so each shape of schema is
-    checked against the meta-schema once (every document's extraction schema lists its own names)."""
+    """``schema`` with each enum list replaced by whether it is valid: the meta-schema check runs
+    once per shape (every document's extraction schema lists its own names)."""
     if isinstance(schema, dict):
         return {k: (["enum", bool(v), len({json.dumps(x, sort_keys=True) for x in v}) == len(v)]
                     if k == "enum" and isinstance(v, list) else _shape(v))
@@ -261,33 +262,15 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
              temperature: float = 0.0, seed: int = 0, max_tokens: int | None = None,
              purpose: str = "call_llm", schema_name: str | None = None,
              use_cache: bool = True) -> Response:
-    """Ask the configured model ``prompt`` (after an optional ``system`` message), from the cache
-    when the call was recorded.
+    """Ask the configured model ``prompt``, answered from the cache when the call was recorded.
 
-    Parameters
-    ----------
-    schema : dict, optional
-        JSON schema of the answer: an invalid reply is asked again with the problem appended (up
-        to :data:`SCHEMA_RETRIES` times); ``Response.data`` holds the parsed JSON.
-    temperature, seed : float, int
-        Part of the cache key, so trials with other seeds are recorded apart.
-    max_tokens : int, optional
-        Cap on the answer's length (default :data:`DEFAULT_MAX_TOKENS`).
-    purpose : str
-        What the call is for: named in errors and in the cache entry, never in the key.
-    use_cache : bool
-        False neither reads nor records the cache.
-
-    Raises
-    ------
-    CacheMiss
-        ``GABA_OFFLINE=1`` and the call was never recorded.
-    CacheCorrupt
-        The recorded entry is damaged or was edited.
-    LLMOutputError
-        With a schema: the reply was still invalid after the retries.
-    BackendUnavailable
-        The endpoint failed or did not answer within ``GABA_TIMEOUT``.
+    With a ``schema`` (a JSON schema), an invalid reply is asked again with the problem appended,
+    up to :data:`SCHEMA_RETRIES` times, and ``Response.data`` holds the parsed JSON.
+    ``temperature`` and ``seed`` are part of the cache key; ``purpose`` names the call in errors
+    and in the cache entry, never in the key; ``use_cache=False`` neither reads nor records.
+    Raises :class:`~gaba.errors.CacheMiss` (``GABA_OFFLINE=1`` and never recorded),
+    :class:`~gaba.errors.CacheCorrupt`, :class:`~gaba.errors.LLMOutputError` (still invalid after
+    the retries) or :class:`~gaba.errors.BackendUnavailable`.
 
     Examples
     --------
