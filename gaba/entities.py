@@ -46,8 +46,6 @@ def per_graph(G, what: str, build: Callable[[], Any], *, refresh: bool = False) 
     return entry[what]
 
 
-
-
 def name_key(text: str) -> str:
     """The form a name is looked up by: stripped and folded (:func:`gaba.names.fold`).
 

@@ -1,5 +1,4 @@
-"""The knowledge graph of a corpus: extraction, reconciliation and the co-occurrence rule in one
-:class:`networkx.MultiDiGraph`; its edges back as triples; a drawing of it.
+"""The knowledge graph of a corpus (a :class:`networkx.MultiDiGraph`), its triples and a drawing.
 
 Taught in chapter "From text to a knowledge graph". Public as ``gaba.graph.build_knowledge_graph``.
 """
@@ -32,18 +31,13 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     schema such as :data:`gaba.prompts.NEWS_SCHEMA` restricts the relations to its names.
     ``cache_dir``, ``rebuild``, ``concurrency`` and ``progress`` go to
     :func:`~gaba.extract.extract_corpus`. ``cooccurrence`` (default: on for open extraction only)
-    also links two names that share a sentence when the model linked them nowhere
-    (:func:`~gaba.cooccurrence.cooccurrence_triples`). A bad document raises
-    :class:`~gaba.errors.DocumentError` before any model call.
+    also links two names that share a sentence when the model linked them nowhere. A bad
+    document raises :class:`~gaba.errors.DocumentError` before any model call.
 
-    Returns
-    -------
-    networkx.MultiDiGraph
-        Nodes are canonical names with ``aliases`` (sorted) and, in open mode, ``type``. Edges go
-        subject -> object, key = relation, with ``relation``, ``doc_id``, ``evidence`` (first
-        source), ``sources`` (every ``[doc_id, evidence]``), ``verb`` for RELATED_TO and
-        ``rule="co-occurrence"`` on the rule's edges. ``G.graph`` records ``documents``,
-        ``failed``, ``cache``, ``schema``, ``prompt_version`` and ``cooccurrence``.
+    Nodes are canonical names with sorted ``aliases`` (and ``type`` in open mode). An edge goes
+    subject -> object, key = relation, with ``relation``, ``doc_id``, ``evidence`` (first source),
+    ``sources`` (every ``[doc_id, evidence]``), ``verb`` for RELATED_TO and ``rule="co-occurrence"``
+    on the rule's edges. ``G.graph`` records the run (``documents``, ``failed``, ``cache``, ...).
 
     Examples
     --------

@@ -96,10 +96,6 @@ def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Trip
     for "she") or else the first sentence mentioning both supports it. That sentence of the
     document is stored as evidence.
 
-    Returns
-    -------
-    (list of Triple, list of Rejection)
-
     Examples
     --------
     >>> doc = {"id": "d1", "text": "Dr. Ann Lee founded Acme in 2019. She lives in Oslo."}
@@ -159,10 +155,6 @@ def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
     relation is the schema's, subject and object are two different names written capitalised in
     the document, and its evidence matches a document sentence that mentions both (the document's
     sentence is stored). A :data:`PERSON_RELATIONS` fact written company -> person is turned around.
-
-    Returns
-    -------
-    (list of Triple, list of Rejection)
     """
     if schema is None:
         return validate_open_triples(records, doc)
