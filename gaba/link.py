@@ -57,8 +57,9 @@ class LinkingCapped(UserWarning):
 
 @dataclasses.dataclass(frozen=True)
 class Match:
-    """One linked entity: node ``name``, question text ``surface``, tier ``method`` and ``score``
-    in [0, 1] (1.0 for exact and alias matches)."""
+    """One linked entity: node ``name``, question text ``surface``, tier ``method``, ``score``.
+
+    ``score`` is in [0, 1] (1.0 for exact and alias matches)."""
 
     name: str
     surface: str
@@ -67,9 +68,10 @@ class Match:
 
 
 class Links(list):
-    """A ``list`` of :class:`Match` in question order, plus ``candidates`` (nodes the fuzzy and
-    embedding tiers considered), ``capped`` (more than ``max_candidates`` found) and ``notes``
-    (caps, one-word names rejected for lack of context)."""
+    """A ``list`` of :class:`Match` in question order, with how the linking went.
+
+    ``candidates``: nodes the fuzzy and embedding tiers considered; ``capped``: more than
+    ``max_candidates`` found; ``notes``: caps, one-word names rejected for lack of context."""
 
     def __init__(self, matches=(), *, candidates: int = 0, capped: bool = False, notes=()):
         super().__init__(matches)

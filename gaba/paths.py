@@ -32,6 +32,11 @@ def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
     return a, b
 
 
+def _no_path(a: str, b: str, max_depth: int) -> NoPath:
+    return NoPath(f"No path between {a!r} and {b!r} within {max_depth} hops; "
+                  "raise max_depth or allow more relation types.")
+
+
 def expand(G, nodes: Iterable[str], direction: str, rel_types, timeout: float) -> dict[str, list]:
     """One hop out of each node, on either backend: ``{node: [(neighbor, relation, forward), ...]}``.
 
@@ -233,8 +238,7 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
         found = _sort_paths(G._shortest(a, b, max_depth=max_depth, direction=direction,
                                         rel_types=rel_types, timeout=timeout))
         if not found:
-            raise NoPath(f"No path between {a!r} and {b!r} within {max_depth} hops; "
-                         "raise max_depth or allow more relation types.")
+            raise _no_path(a, b, max_depth)
         stats = TraversalStats(backend="falkordb", explored=len(found), returned=len(found),
                                seconds=time.perf_counter() - t0, queries=1)
         return PathResult(found, stats)
@@ -247,8 +251,7 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
             shortest = [p for p in res.paths if p.hops == depth]
             res.stats.returned = len(shortest)
             return PathResult(shortest, res.stats)
-    raise NoPath(f"No path between {resolve(G, a)!r} and {resolve(G, b)!r} within {max_depth} hops; "
-                 "raise max_depth or allow more relation types.")
+    raise _no_path(resolve(G, a), resolve(G, b), max_depth)
 
 
 def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
