@@ -1,9 +1,6 @@
 """Measuring instruments of the benchmarks: repeated timings, peak memory, test graphs, two backends.
 
-Taught in chapter "Choosing your stack". The chapter and ``benchmarks/`` time with the same code:
-:func:`time_queries`, the memory readers (:class:`PeakRSS`), the test graphs (:func:`scale_free_graph`,
-:func:`family_graph`), reproducible queries (:func:`sample_starts`, :func:`sample_pairs`) and
-:func:`compare_backends` (the same traversals on NetworkX and FalkorDB).
+Taught in chapter "Choosing your stack"; the chapter and ``benchmarks/`` time with the same code.
 """
 from __future__ import annotations
 
@@ -99,8 +96,9 @@ def rss_mb(pid: int | None = None) -> float:
 
 
 def peak_rss_mb(pid: int | None = None) -> float:
-    """Peak resident memory of a process since it started or since :func:`reset_peak_rss`, in MB
-    (without ``/proc``: ``getrusage`` for this process, the current RSS for others)."""
+    """Peak resident memory of a process since it started or since :func:`reset_peak_rss`, in MB.
+
+    Without ``/proc``: ``getrusage`` for this process, the current RSS for others."""
     st = _status(pid)
     if "VmHWM" in st:
         return st["VmHWM"] * 1024 / 1e6
@@ -188,8 +186,7 @@ def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
 
 
 def family_graph(n_edges: int, *, seed: int = 0):
-    """A family graph of exactly ``n_edges`` edges, all degrees small (see
-    :func:`gaba.data.westeros.synthetic_genealogy`).
+    """A family graph of exactly ``n_edges`` edges, all degrees small (:func:`~gaba.data.westeros.synthetic_genealogy`).
 
     Examples
     --------
@@ -225,9 +222,7 @@ def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
 
     Examples
     --------
-    >>> G = scale_free_graph(200)
-    >>> pairs = sample_pairs(G, 3, distance=2)
-    >>> len(pairs)
+    >>> len(sample_pairs(scale_free_graph(200), 3, distance=2))
     3
     """
     import networkx as nx

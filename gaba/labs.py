@@ -89,22 +89,12 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
                     supplier_answer: str = "Voltaic Dynamics") -> LabReport:
     """Check the Build lab.
 
-    Parameters
-    ----------
-    answers_by_hops : mapping int -> str
-        ``graph_rag`` answers to the supplier-competitor question with ``hops=1`` and ``hops=2``.
-    corpus : iterable of dict
-        The reader's copy of the corpus, new document included.
-    corpus_path : path or None
-        Where that copy lives: not the shipped ``assets/data/kg/news_snippets.json``.
-    graph : networkx.MultiDiGraph
-        The graph rebuilt from the copy.
-    chain : (str, str)
-        The start entity of the reader's chain question and the entity that answers it.
-    chain_answers : mapping int -> str
-        ``graph_rag`` answers to the chain question with ``hops=1, 2, 3``.
-    tradeoff : pandas.DataFrame
-        One row per hop count 1-4: ``hops``, ``facts``, ``relevant`` (a fraction, 0-1), ``tokens``.
+    ``answers_by_hops`` and ``chain_answers`` map a hop count to a ``graph_rag`` answer: the
+    supplier-competitor question at hops 1 and 2, the reader's chain question at hops 1 to 3.
+    ``corpus`` is the reader's copy of the corpus, new document included, kept at ``corpus_path``
+    (not the shipped ``assets/data/kg/news_snippets.json``); ``graph`` is rebuilt from it.
+    ``chain`` is the chain question's start entity and the entity that answers it. ``tradeoff``
+    is a DataFrame, one row per hop count 1-4: ``hops``, ``facts``, ``relevant`` (0-1), ``tokens``.
     """
     import networkx as nx
 
@@ -201,16 +191,10 @@ def _check_tradeoff(df) -> Check:
 def check_evaluate_lab(cases, results, *, graph, rates=None, min_trials: int = 3) -> LabReport:
     """Check the Evaluate lab.
 
-    Parameters
-    ----------
-    cases : list of gaba.evaluate.Case
-        The reader's five questions: three answerable, two not answerable from the graph.
-    results : pandas.DataFrame
-        ``gaba.evaluate.run_eval`` output for Graph RAG on those cases.
-    rates : pandas.DataFrame or dict, optional
-        The reader's rates: ``answer_abstain_rates`` output, or a dict with ``answer_rate``,
-        ``abstain_rate``, ``answer_n``, ``abstain_n``, ``answer_ci``, ``abstain_ci``. When
-        omitted, only the cases and trials are checked.
+    ``cases`` are the reader's five questions (three answerable, two not answerable from the
+    graph) and ``results`` is ``gaba.evaluate.run_eval``'s table for Graph RAG on them. ``rates``,
+    optional, is ``answer_abstain_rates``' output or a dict with ``answer_rate``, ``abstain_rate``,
+    ``answer_n``, ``abstain_n``, ``answer_ci`` and ``abstain_ci``.
     """
     checks: list[Check] = []
     cases = list(cases)

@@ -42,8 +42,7 @@ def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: 
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> _ = G.add_edge("A", "B", key="R", relation="R")
+    >>> G = nx.MultiDiGraph(); _ = G.add_edge("A", "B", key="R", relation="R")
     >>> "hop-explorer" in hop_explorer_html(G, "A")
     True
     """
@@ -153,8 +152,7 @@ def hop_explorer(G, entity: str | None = None, *, hops: int = 1, max_hops: int =
     --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph(); _ = G.add_edge("A", "B", key="R", relation="R")
-    >>> w = hop_explorer(G, "A", live=False)
-    >>> "li" in w._repr_html_()
+    >>> "li" in hop_explorer(G, "A", live=False)._repr_html_()
     True
     """
     if live is None:

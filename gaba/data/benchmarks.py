@@ -301,8 +301,9 @@ def load_sample(dataset: str) -> list[MultiHopExample]:
 
 
 def load_public(dataset: str, *, limit: int | None = None) -> list[MultiHopExample]:
-    """The shipped first rows of the real ``dataset``: 200 HotpotQA, 164 2WikiMultihopQA or 200
-    MuSiQue questions (licences in ``assets/data/benchmarks/``).
+    """The shipped first rows of the real ``dataset`` (licences in ``assets/data/benchmarks/``).
+
+    200 HotpotQA, 164 2WikiMultihopQA or 200 MuSiQue questions.
 
     Examples
     --------

@@ -1,5 +1,4 @@
-"""The book's news corpus (14 fictional snippets), its gold triples and aliases, and a loader for
-a reader's own documents.
+"""The book's news corpus (14 fictional snippets), its gold triples and aliases; a document loader.
 
 Taught in chapter "From text to a knowledge graph". No snippet states a two-hop chain, so a
 question such as "who competes with Kestrel's battery supplier?" needs two documents.

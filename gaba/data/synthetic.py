@@ -1,9 +1,8 @@
 """A generator of fictional company news with planted two-hop chains, for scaling experiments.
 
-Taught in chapter "Retrieval that stays sharp at scale". Code writes every document from templates
-(no model call), so 14,000 documents take a second or two and the gold triples are exact. The
-chains start at hub companies (popularity is Zipf-distributed): that is what makes a naive context
-budget fail at scale. The cast is :mod:`gaba.data.synthetic_world`, the wording
+Taught in chapter "Retrieval that stays sharp at scale". Documents come from templates (no model
+call), so the gold triples are exact; the chains start at hub companies (Zipf popularity), which is
+what makes a naive context budget fail at scale. Cast: :mod:`gaba.data.synthetic_world`; wording:
 :mod:`gaba.data.synthetic_text`.
 """
 from __future__ import annotations
