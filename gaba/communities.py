@@ -128,9 +128,7 @@ def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, 
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_edge("Ann", "Acme", key="CEO_OF", relation="CEO_OF", evidence="Ann runs Acme.")
-    'CEO_OF'
+    >>> G = nx.MultiDiGraph([("Ann", "Acme", "CEO_OF", {"evidence": "Ann runs Acme."})])
     >>> community_facts(G, ["Acme", "Ann"])
     [('Ann', 'CEO_OF', 'Acme', 'Ann runs Acme.')]
     """
@@ -150,9 +148,7 @@ def community_documents(G, community: Community | Sequence[str]) -> list[str]:
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_edge("Ann", "Acme", key="CEO_OF", relation="CEO_OF", doc_id="n2", sources=[["n1", "s"]])
-    'CEO_OF'
+    >>> G = nx.MultiDiGraph([("Ann", "Acme", "CEO_OF", {"doc_id": "n2", "sources": [["n1", "s"]]})])
     >>> community_documents(G, ["Acme", "Ann"])
     ['n1', 'n2']
     """

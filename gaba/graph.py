@@ -172,9 +172,7 @@ def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_edge("A", "B", key="R", relation="R", evidence="A supplies B.")
-    'R'
+    >>> G = nx.MultiDiGraph([("A", "B", "R", {"evidence": "A supplies B."})])
     >>> fact_evidence(G, [("A", "R", "B")])
     ['A supplies B.']
     """

@@ -10,6 +10,7 @@ import unicodedata
 
 from nameparser.config.titles import TITLES as _nameparser_titles
 
+
 def fold(text: str) -> str:
     """The form names are compared in: NFKC, case-folded, typographic quotes and dashes made plain.
 
