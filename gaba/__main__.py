@@ -32,6 +32,7 @@ from .errors import GabaError
 from .extract import extraction_summary
 from .graph import build_knowledge_graph, load_graph, save_graph
 from .rag import DEFAULT_BUDGET, DEFAULT_FACT_ORDER, FACT_ORDERS, graph_rag_trace
+from .stepwise import graph_rag_stepwise
 
 
 def _notebooks() -> list[Path]:
@@ -150,6 +151,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="how the prompt lays out the facts: hops (default: nearest the question's "
                         "entities first), sorted (alphabetically) or outline (indented as chains "
                         "from the question's entities)")
+    a.add_argument("--hop-by-hop", action="store_true",
+                   help="split the question into one-fact questions and answer them in turn "
+                        "(gaba.stepwise; one more model call, and one per step)")
     c = sub.add_parser("cache", parents=[common]); c.add_argument("action", choices=["verify"])
     c.add_argument("--dir", default=None, help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
     sub.add_parser("check-notebooks", parents=[common])
@@ -178,17 +182,31 @@ def _run(args) -> int:
         return _build_graph(args.path, args.out, args.concurrency)
     elif args.cmd == "ask":
         G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
-        t = graph_rag_trace(args.question, G, hops=args.hops,
-                            budget=args.budget if args.budget is not None else DEFAULT_BUDGET,
-                            grounding=not args.no_grounding, fact_order=args.fact_order)
+        budget = args.budget if args.budget is not None else DEFAULT_BUDGET
+        if args.hop_by_hop:
+            if args.no_grounding:
+                raise ValueError("--hop-by-hop always checks grounding: each step must name an entity "
+                                 "of the graph; drop --no-grounding")
+            out = graph_rag_stepwise(args.question, G, hops=args.hops, budget=budget,
+                                     fact_order=args.fact_order)
+            traces = out["traces"]
+            if args.trace:
+                print("steps:", " | ".join(out["plan"]))
+        else:
+            t = graph_rag_trace(args.question, G, hops=args.hops, budget=budget,
+                                grounding=not args.no_grounding, fact_order=args.fact_order)
+            out, traces = t, [t]
         if args.trace:
-            print("entities:", ", ".join(t["entities"]) or "none")
-            print(t["prompt"] or "(no model call)")
-            if t["reply"] is not None:
-                print("reply:", t["reply"])
-            if t["grounding"] is not None:
-                print("grounding:", t["grounding"].reason)
-        print(t["answer"])
+            for i, t in enumerate(traces, 1):
+                if args.hop_by_hop:
+                    print(f"step {i}:", t["question"])
+                print("entities:", ", ".join(t["entities"]) or "none")
+                print(t["prompt"] or "(no model call)")
+                if t["reply"] is not None:
+                    print("reply:", t["reply"])
+                if t["grounding"] is not None:
+                    print("grounding:", t["grounding"].reason)
+        print(out["answer"])
     return 0
 
 

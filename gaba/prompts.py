@@ -246,3 +246,34 @@ ROUTER_SCHEMA = {
 # === evaluation and labs (gaba.evaluate, gaba.labs) ===
 
 # === end evaluation ===
+
+# === answering hop by hop (gaba.stepwise) ===
+
+#: System message of the call that splits a question into one-fact questions.
+DECOMPOSE_SYSTEM = "You split a question into simple questions that each ask for one fact."
+
+#: User message of that call; the worked examples use invented names from no corpus of the book.
+DECOMPOSE_PROMPT = """Split the question into simple questions that each ask for one fact, in the \
+order they must be answered. Start from the name the question gives. Each question after the \
+first uses the answer of the question before it, written #1, #2 or #3. A question that asks for \
+one fact is written once, unchanged. Write only the numbered questions.
+
+Question: Where is the boat of the woman who trained Ana Rusk moored?
+1. Who trained Ana Rusk?
+2. Which boat does #1 own?
+3. Where is #2 moored?
+
+Question: Who repairs the boat that Ana Rusk sold?
+1. Which boat did Ana Rusk sell?
+2. Who repairs #1?
+
+Question: Who is the harbour master of the town where Pell Quay lies?
+1. In which town does Pell Quay lie?
+2. Who is the harbour master of #1?
+
+Question: Who owns the boat Tern?
+1. Who owns the boat Tern?
+
+Question: {question}"""
+
+# === end answering hop by hop ===

@@ -93,3 +93,29 @@ def test_cli_ask_fact_order_matches_the_api(order, scripted, tmp_path, capsys):
     assert main(["ask", question, "--graph", str(out), "--fact-order", order]) == 0
     assert llm.stats().misses == misses                               # the same request, replayed
     assert capsys.readouterr().out.strip().splitlines()[-1] == api_answer == "Port Ibrel"
+
+
+def test_cli_ask_hop_by_hop_matches_the_api(scripted, tmp_path, capsys):
+    from gaba.stepwise import graph_rag_stepwise
+
+    folder = _folder(tmp_path)
+    question = "Where was the guild that Vell Oranu glimmers zanthed into?"
+    extraction_a, extraction_b, _ = _replies()
+    scripted.replies.extend([
+        extraction_a, extraction_b,
+        "1. Which guild does Vell Oranu glimmer?\n2. Where was #1 zanthed into?",
+        "Facts used: Vell Oranu glimmers Quonfirm Guild.\nAnswer: Quonfirm Guild",
+        "Facts used: Quonfirm Guild zanthed into Port Ibrel.\nAnswer: Port Ibrel"])
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    api = graph_rag_stepwise(question, load_graph(out), hops=2)
+    assert api["steps"] == ["Which guild does Vell Oranu glimmer?", "Where was Quonfirm Guild zanthed into?"]
+    misses = llm.stats().misses
+    assert main(["ask", question, "--graph", str(out), "--hop-by-hop", "--trace"]) == 0
+    assert llm.stats().misses == misses                               # the same requests, replayed
+    text = capsys.readouterr().out
+    assert text.strip().splitlines()[-1] == api["answer"] == "Port Ibrel"
+    assert "step 2: Where was Quonfirm Guild zanthed into?" in text
+    assert main(["ask", question, "--graph", str(out), "--hop-by-hop", "--no-grounding"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "--no-grounding" in err and "Traceback" not in err
