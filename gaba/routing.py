@@ -20,12 +20,11 @@ ROUTES = ("local", "global", "flat")
 #: Routes that walk the graph from the entities a question names, so they need one of ``G``'s.
 TRAVERSALS = ("local", "graph")
 
-#: Cue patterns of the rule-based first pass: generic question *types*, not the book's questions.
+#: Cue patterns of the rule-based first pass: generic question *types*, no domain's relation words
+#: (a question about a relation is recognised by the graph entity it names, see :func:`rule_route`).
 RULES: dict[str, tuple[str, ...]] = {
     "local": (
         r"\b(connects?|connected|connection|links?|linked|path|chain|between)\b",
-        r"\b(suppl(y|ies|ier|iers)|compet(e|es|itor|itors)|rivals?|board|acquir\w*|invest\w*|"
-        r"found(ed|er)|owns?|subsidiar\w*|partner\w*|ceo|chief executive)\b",
     ),
     "global": (
         r"\bthemes?\b", r"\btopics?\b", r"\btrends?\b", r"\boverall\b", r"\bin general\b",
@@ -63,12 +62,20 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
                default: str | None = None) -> tuple[str | None, str]:
     """The rule-based first pass: ``(route, reason)``, or ``(None, reason)`` when unsure.
 
-    Decides when the cues of exactly one route match (no cue: ``default``); with ``G``, a route
-    of :data:`TRAVERSALS` also needs an entity of ``G`` in the question.
+    Decides when the cues of exactly one route match. With no cue: ``default`` if given, else,
+    with ``G``, the first route of :data:`TRAVERSALS` in ``rules`` when the question names an
+    entity of ``G`` (a question about one named thing is a question for its neighbourhood); a
+    route of :data:`TRAVERSALS` always needs an entity of ``G`` in the question.
     """
     q = " ".join(question.lower().split())
     hits = {r: [p for p in pats if re.search(p, q)] for r, pats in rules.items()}
     matched = [r for r in rules if hits[r]]
+    local = next((r for r in rules if r in TRAVERSALS), None)
+    if not matched and default is None and G is not None and local is not None:
+        names = _entities(question, G)
+        if not names:
+            return None, "no cue matched and no entity of the graph named"
+        return local, f"no cue, but it names {names[0]!r} of the graph"
     if not matched and default is not None:
         r, reason = default, "no cue matched"
     elif len(matched) != 1:
@@ -78,7 +85,7 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
         r = matched[0]
         reason = f"cue {re.search(hits[r][0], q).group(0)!r}"
     if r in TRAVERSALS and G is not None and not _entities(question, G):
-        return None, ("relation cue" if matched else "no cue") + " but no entity of the graph named"
+        return None, (f"a cue of {r}" if matched else "no cue") + " but no entity of the graph named"
     return r, reason
 
 

@@ -86,7 +86,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         'Higher resolution gives more, smaller communities':
             "a property of Louvain's resolution parameter (networkx documentation)",
         'fewer and larger communities': _ADVICE,
-        'make the table perfect by fitting it': _ADVICE,
     },
     "chapters/graph_database": {
         'Walking deeper than two': "the chapter's outline; each problem is shown and asserted in its section",
