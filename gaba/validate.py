@@ -18,8 +18,9 @@ from .prompts import ENTITY_TYPES
 from .request import FALLBACK_RELATION, schema_relations
 
 
-#: Relations whose subject must be a person; a company subject with a person object is swapped.
-PERSON_RELATIONS = frozenset({"BOARD_MEMBER_OF", "CEO_OF"})
+#: A schema relation whose meaning contains this phrase needs a person as its subject; a fact
+#: written organisation -> person is turned around (read from the schema, never a fixed list).
+PERSON_SUBJECT = "subject is a person"
 #: Open predicates longer than this many words are refused (a clause, not a relation).
 MAX_PREDICATE_WORDS = 6
 
@@ -154,11 +155,14 @@ def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
     ``schema=None`` is :func:`validate_open_triples`. With a schema a record is kept when its
     relation is the schema's, subject and object are two different names written capitalised in
     the document, and its evidence matches a document sentence that mentions both (the document's
-    sentence is stored). A :data:`PERSON_RELATIONS` fact written company -> person is turned around.
+    sentence is stored). A fact of a relation whose meaning says :data:`PERSON_SUBJECT`, written
+    organisation -> person, is turned around.
     """
     if schema is None:
         return validate_open_triples(records, doc)
-    relations = tuple(schema_relations(schema))
+    meanings = schema_relations(schema)
+    relations = tuple(meanings)
+    person_subject = {r for r, m in meanings.items() if PERSON_SUBJECT in m.casefold()}
 
     def judge(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         subj = normalize_name(rec.get("subject", ""))
@@ -176,7 +180,7 @@ def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
         missing = [n for n in (subj, obj) if not mentions(sentence, n)]
         if missing:
             return f"evidence does not mention {' or '.join(repr(m) for m in missing)}"
-        if rel in PERSON_RELATIONS and looks_like_org(subj) and looks_like_person(obj):
+        if rel in person_subject and looks_like_org(subj) and looks_like_person(obj):
             subj, obj = obj, subj
         return Triple(subj, rel, obj, doc["id"], sentence, verb)
 

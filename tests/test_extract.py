@@ -627,3 +627,33 @@ def test_a_schema_must_be_relation_names():
     kept, rejected = validate_triples([fact("Acme buys from Beta.", "Beta", "SELLS_TO", "Acme")],
                                       {"id": "s", "text": "Acme buys from Beta."}, ["SELLS_TO"])
     assert [t.relation for t in kept] == ["SELLS_TO"] and rejected == []
+
+
+# --- person-subject relations come from the schema's own meanings ----------------------------
+
+@pytest.mark.parametrize("schema, swapped", [
+    ({"STEERS": "subject is a person who steers object"}, True),
+    ({"STEERS": "subject steers object"}, False),
+    (["STEERS"], False),                                   # names only: no meaning to read
+])
+def test_a_person_relation_written_backwards_is_turned_around_only_when_the_schema_says_so(schema, swapped):
+    from gaba.validate import validate_triples
+
+    doc = {"id": "d1", "text": "Zell Holdings is steered by Ann Quorry. The firm grows."}
+    rec = {"subject": "Zell Holdings", "relation": "STEERS", "object": "Ann Quorry",
+           "evidence": "Zell Holdings is steered by Ann Quorry."}
+    kept, refused = validate_triples([rec], doc, schema)
+    assert not refused and len(kept) == 1
+    assert (kept[0].subject, kept[0].object) == (("Ann Quorry", "Zell Holdings") if swapped
+                                                 else ("Zell Holdings", "Ann Quorry"))
+
+
+def test_the_news_schema_still_turns_a_backwards_chief_executive_around():
+    from gaba.prompts import NEWS_SCHEMA
+    from gaba.validate import validate_triples
+
+    doc = {"id": "d1", "text": "Zell Holdings named Ann Quorry chief executive."}
+    rec = {"subject": "Zell Holdings", "relation": "CEO_OF", "object": "Ann Quorry",
+           "evidence": "Zell Holdings named Ann Quorry chief executive."}
+    kept, _ = validate_triples([rec], doc, NEWS_SCHEMA)
+    assert (kept[0].subject, kept[0].object) == ("Ann Quorry", "Zell Holdings")
