@@ -22,7 +22,7 @@ from typing import Any
 from . import prompts
 from .answer import ABSTAIN, is_abstention
 from .llm import call_llm
-from .rag import DEFAULT_BUDGET, graph_rag_trace
+from .rag import DEFAULT_BUDGET, MAX_QUESTION_CHARS, graph_rag_trace
 
 __all__ = ["MAX_STEPS", "decompose", "parse_steps", "graph_rag_stepwise"]
 
@@ -75,11 +75,16 @@ def graph_rag_stepwise(question: str, G, hops: int = 2, *, budget: int | None = 
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("graph_rag_stepwise needs a non-empty question string.")
+    if len(question) > MAX_QUESTION_CHARS:                 # refused before the split's model call
+        raise ValueError(f"the question is {len(question):,} characters long; graph_rag_stepwise takes "
+                         f"at most {MAX_QUESTION_CHARS:,}. Ask one question at a time.")
     plan = decompose(question)
     out: dict[str, Any] = {"question": question, "plan": plan, "steps": [], "traces": []}
     found: list[str] = []
     for i, step in enumerate(plan, 1):
-        asked = _REF.sub(lambda m: found[int(m.group(1)) - 1], step)
+        # only references to steps already answered are filled in: a "#2" the reader typed stays
+        asked = _REF.sub(lambda m: found[int(m.group(1)) - 1] if 1 <= int(m.group(1)) <= len(found)
+                         else m.group(0), step)
         t = graph_rag_trace(asked, G, hops, budget=budget, temperature=temperature, seed=seed, **options)
         out["steps"].append(asked)
         out["traces"].append(t)

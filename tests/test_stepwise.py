@@ -68,3 +68,17 @@ def test_the_split_is_asked_at_temperature_zero(invented, scripted):  # noqa: F8
 def test_an_empty_question_is_refused(invented, question):  # noqa: F811
     with pytest.raises(ValueError, match="non-empty question"):
         graph_rag_stepwise(question, invented)
+
+
+def test_a_hash_reference_in_the_readers_question_is_left_alone(invented, scripted):  # noqa: F811
+    # the split is refused, so the question is asked whole; its own "#2" must not be filled in
+    question = "Who quenches the foundry that Zorblat glimmers, item #2?"
+    scripted.replies.extend(["no split", _reply(*CHAIN, answer=END)])
+    out = graph_rag_stepwise(question, invented, hops=2, budget=None)
+    assert out["steps"] == [question] and out["answer"] == END
+
+
+def test_an_over_long_question_is_refused_before_any_model_call(invented, scripted):  # noqa: F811
+    with pytest.raises(ValueError, match="characters long"):
+        graph_rag_stepwise("Who? " * 1000, invented)
+    assert not scripted.requests
