@@ -13,7 +13,7 @@ import networkx as nx
 import pytest
 
 from gaba import config, llm
-from gaba.data.news import load_documents, load_gold_aliases, load_gold_triples
+from gaba.data.news import RELATION_FOLDS, load_documents, load_gold_aliases, load_gold_triples
 from gaba.errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from gaba.aliases import evaluate_aliases, reconcile_entities
 from gaba.data.triple import Triple
@@ -26,7 +26,7 @@ from gaba.names import (NAME_CONNECTORS, ORG_WORDS, TITLES, candidate_names, cap
 from gaba.passages import MAX_DOCUMENT_TOKENS, numbered_sentences, split_sentences
 from gaba.request import (RELATIONS, extraction_prompt, extraction_schema, open_extraction_schema,
                           prompt_version)
-from gaba.scoring import score_triples
+from gaba.scoring import score_triples, triple_differences
 from gaba.validate import (MAX_PREDICATE_WORDS, normalize_predicate, validate_open_triples,
                            validate_triples)
 from gaba.prompts import EXTRACTION_RELATIONS, NEWS_SCHEMA
@@ -167,7 +167,7 @@ def test_score_arithmetic():
             ("A", "COMPETES_WITH", "D"),        # symmetric
             ("C", "BOARD_MEMBER_OF", "A"),      # wrong relation
             ("X", "RELATED_TO", "Y")]           # not in gold
-    df = score_triples(pred, gold)
+    df = score_triples(pred, gold, **RELATION_FOLDS)
     o = df.loc["overall"]
     assert (o["gold"], o["extracted"], o["correct"]) == (4, 4, 2)
     assert o["precision"] == 0.5 and o["recall"] == 0.5 and o["f1"] == 0.5
@@ -180,6 +180,24 @@ def test_score_arithmetic():
                        [("A", "R1", "B"), ("A", "R1", "C"), ("A", "R1", "D"), ("A", "R1", "E"),
                         ("A", "R1", "F")])
     assert d2.loc["overall", "f1"] == pytest.approx(f1)
+
+
+def test_relation_folds_are_the_callers_and_read_no_fixed_label():
+    # without folds, the news schema's labels are plain labels like any other
+    gold = [("A", "SUPPLIES_TO", "B"), ("D", "COMPETES_WITH", "A")]
+    pred = [("B", "BUYS_FROM", "A"), ("A", "COMPETES_WITH", "D")]
+    assert score_triples(pred, gold).loc["overall", "correct"] == 0
+    assert score_triples(pred, gold, **RELATION_FOLDS).loc["overall", "correct"] == 2
+    # invented labels fold when the caller says how, in both functions
+    gold = [("Ann", "glimmers", "Bo"), ("Cy", "rivals", "Ann")]
+    pred = [("Bo", "is_glimmered_by", "Ann"), ("Ann", "rivals", "Cy")]
+    folds = {"inverse": {"is_glimmered_by": "glimmers"}, "symmetric": ["rivals"]}
+    assert score_triples(pred, gold, **folds).loc["overall", "recall"] == 1.0
+    assert triple_differences(pred, gold, **folds) == ([], [])
+    assert triple_differences(pred, gold)[0] == gold
+    # rows follow the gold's order of relations, then the others
+    df = score_triples([("X", "zeta", "Y")], [("A", "mu", "B"), ("C", "alpha", "D")])
+    assert list(df.index) == ["mu", "alpha", "zeta", "overall"]
 
 
 def test_gold_scores_perfectly_against_itself_and_accepts_triples_and_graphs():
