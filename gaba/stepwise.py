@@ -1,7 +1,7 @@
 """Answering hop by hop: split a question into one-fact questions, answer each from the graph.
 
-Taught in chapter "Measuring graph against flat". A small model that is given a whole chain of facts often
-answers with the entity in the middle of it. Here one call splits the question ("Who coaches the
+Taught in chapter "Measuring graph against flat". A small model that is given a whole chain
+of facts often answers with the entity in the middle of it. Here one call splits the question ("Who coaches the
 club that Ana Rusk plays for?" becomes "1. Which club does Ana Rusk play for?" and "2. Who coaches
 #1?"), and each step is a :func:`gaba.rag.graph_rag` question of its own, with its own grounding
 check. The entity a step's answer names stands in for ``#1`` in the next step; a step that the
@@ -78,6 +78,9 @@ def graph_rag_stepwise(question: str, G, hops: int = 2, *, budget: int | None = 
     if len(question) > MAX_QUESTION_CHARS:                 # refused before the split's model call
         raise ValueError(f"the question is {len(question):,} characters long; graph_rag_stepwise takes "
                          f"at most {MAX_QUESTION_CHARS:,}. Ask one question at a time.")
+    if "grounding" in options:
+        raise ValueError("graph_rag_stepwise always checks grounding: each step's answer must name an "
+                         "entity of the graph for the next step; drop grounding=")
     plan = decompose(question)
     out: dict[str, Any] = {"question": question, "plan": plan, "steps": [], "traces": []}
     found: list[str] = []

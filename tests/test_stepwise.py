@@ -64,6 +64,12 @@ def test_the_split_is_asked_at_temperature_zero(invented, scripted):  # noqa: F8
     assert temps[0] == 0.0 and temps[1:] == [0.7, 0.7]
 
 
+def test_grounding_cannot_be_turned_off(invented, scripted):  # noqa: F811
+    with pytest.raises(ValueError, match="always checks grounding"):
+        graph_rag_stepwise(QUESTION, invented, grounding=False)
+    assert not scripted.requests
+
+
 @pytest.mark.parametrize("question", ["", "   ", None])
 def test_an_empty_question_is_refused(invented, question):  # noqa: F811
     with pytest.raises(ValueError, match="non-empty question"):
