@@ -39,22 +39,27 @@ def _canonical_fact(s: str, r: str, o: str, folds: _Folds) -> tuple[str, str, st
     return (s, r, o)
 
 
-def _facts(items: Any, folds: _Folds) -> set[tuple[str, str, str]]:
+def _fact_list(items: Any, folds: _Folds) -> list[tuple[str, str, str]]:
+    """The canonical facts of ``items`` (a graph, Triples, dicts or tuples), in their order."""
     import networkx as nx
 
     if isinstance(items, nx.Graph):
         items = [(u, d.get("relation", k), v) for u, v, k, d in items.edges(keys=True, data=True)] \
             if items.is_multigraph() else [(u, d.get("relation"), v) for u, v, d in items.edges(data=True)]
-    out = set()
+    out = []
     for it in items:
         if isinstance(it, Triple):
-            out.add(_canonical_fact(*it.as_tuple(), folds))
+            out.append(_canonical_fact(*it.as_tuple(), folds))
         elif isinstance(it, dict):
-            out.add(_canonical_fact(it["subject"], it["relation"], it["object"], folds))
+            out.append(_canonical_fact(it["subject"], it["relation"], it["object"], folds))
         else:
             s, r, o = it
-            out.add(_canonical_fact(s, r, o, folds))
+            out.append(_canonical_fact(s, r, o, folds))
     return out
+
+
+def _facts(items: Any, folds: _Folds) -> set[tuple[str, str, str]]:
+    return set(_fact_list(items, folds))
 
 
 def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
@@ -64,9 +69,10 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
     Facts are ``(subject, relation, object)`` with case-insensitive names, compared as given
     (reconcile the predicted names first). ``inverse`` maps a relation to the one it states the
     same fact as, turned around, and ``symmetric`` relations ignore direction (the news schema's:
-    ``**gaba.data.news.RELATION_FOLDS``, used by default with the default gold). ``predicted`` and
-    ``gold`` (default: the book's gold facts) are graphs, Triples, dicts or tuples. ``match="pair"`` compares only which two entities
-    are linked, the fair measure for open extraction; its result has only the ``overall`` row.
+    ``**gaba.data.news.RELATION_FOLDS``, used by default with the default gold). ``predicted``
+    and ``gold`` (default: the book's gold facts) are graphs, Triples, dicts or tuples.
+    ``match="pair"`` compares only which two entities are linked, the fair measure for open
+    extraction; its result has only the ``overall`` row.
     Returns a DataFrame indexed by relation, then ``overall``, with columns ``gold``,
     ``extracted``, ``correct``, ``precision``, ``recall``, ``f1`` (NaN where undefined).
 
@@ -82,7 +88,8 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
     if match not in ("relation", "pair"):
         raise ValueError(f"match must be 'relation' or 'pair', not {match!r}")
     gold, folds = _folds(gold, inverse, symmetric)
-    P, G = _facts(predicted, folds), _facts(gold, folds)
+    gold_facts = _fact_list(gold, folds)
+    P, G = _facts(predicted, folds), set(gold_facts)
     if match == "pair":
         P = {frozenset((s, o)) for s, _, o in P if s != o}
         G = {frozenset((s, o)) for s, _, o in G if s != o}
@@ -98,22 +105,13 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
 
     rows = {}
     if match == "relation":
-        order = list(dict.fromkeys(f[1] for f in _facts_in_order(gold, folds)))   # the gold's order first
-        rels = sorted({f[1] for f in P | G}, key=lambda r: (order.index(r) if r in order else len(order), r))
+        rank = {r: i for i, r in enumerate(dict.fromkeys(f[1] for f in gold_facts))}   # the gold's order first
+        rels = sorted({f[1] for f in P | G}, key=lambda r: (rank.get(r, len(rank)), r))
         rows = {r: row({f for f in P if f[1] == r}, {f for f in G if f[1] == r}) for r in rels}
     rows["overall"] = row(P, G)
     df = pd.DataFrame.from_dict(rows, orient="index")
     df.index.name = "relation"
     return df
-
-
-def _facts_in_order(items: Any, folds: _Folds) -> list[tuple[str, str, str]]:
-    """:func:`_facts` of each item in turn, keeping the items' order."""
-    import networkx as nx
-
-    if isinstance(items, nx.Graph):
-        return sorted(_facts(items, folds))
-    return [f for it in items for f in _facts([it], folds)]
 
 
 def triple_differences(predicted: Any, gold: Any = None, *, inverse: Mapping[str, str] | None = None,
@@ -130,7 +128,8 @@ def triple_differences(predicted: Any, gold: Any = None, *, inverse: Mapping[str
     gold, folds = _folds(gold, inverse, symmetric)
     if isinstance(predicted, nx.Graph):
         predicted = graph_triples(predicted)
-    P, G = _facts(predicted, folds), _facts(gold, folds)
-    missing = [g for g in gold if not (_facts([g], folds) <= P)]
-    extra = [p for p in predicted if not (_facts([p], folds) <= G)]
+    P_list, G_list = _fact_list(predicted, folds), _fact_list(gold, folds)   # one fact per item
+    P, G = set(P_list), set(G_list)
+    missing = [g for g, f in zip(gold, G_list) if f not in P]
+    extra = [p for p, f in zip(predicted, P_list) if f not in G]
     return missing, extra
