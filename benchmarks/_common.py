@@ -1,4 +1,4 @@
-"""Shared plumbing of the benchmark scripts: command line, tables, CSV files and figures.
+"""Shared plumbing of the benchmark scripts: command line, tables, CSV files, figures and memory.
 
 Every script accepts ``--out PATH`` (default ``_build/benchmarks``) and ``--full`` (the large
 sizes), prints its tables, and writes ``<name>.csv`` and ``bench_<name>*.png`` into ``--out``.
@@ -8,6 +8,9 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
+import re
+import resource
 import sys
 import time
 from pathlib import Path
@@ -103,3 +106,48 @@ class Stopwatch:
 
     def __str__(self) -> str:
         return f"{time.perf_counter() - self.t0:.1f} s"
+
+
+def rss_mb(pid: int | None = None) -> float:
+    """Resident memory of a process (default: this one) in MB (10**6 bytes)."""
+    import psutil
+
+    return psutil.Process(pid).memory_info().rss / 1e6
+
+
+def peak_rss_mb(pid: int | None = None) -> float:
+    """Peak resident memory of a process since it started or since :class:`PeakRSS` reset it, in MB.
+
+    Linux ``VmHWM``; without ``/proc``: ``getrusage`` for this process, the current RSS for others."""
+    try:
+        status = Path(f"/proc/{pid or os.getpid()}/status").read_text()
+        return int(re.search(r"^VmHWM:\s*(\d+)", status, re.M)[1]) * 1024 / 1e6
+    except (OSError, TypeError):
+        if pid in (None, os.getpid()):
+            scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, kB elsewhere
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
+        return rss_mb(pid)
+
+
+class PeakRSS:
+    """Context manager measuring the peak RSS (MB) of one or more processes (default: this one) in a block.
+
+    On entry each process's peak mark is reset to its current RSS (Linux ``clear_refs``, when
+    allowed); ``start_mb``, ``peak_mb`` and ``end_mb`` list one value per process.
+    """
+
+    def __init__(self, *pids: int | None):
+        self.pids = list(pids) or [None]
+
+    def __enter__(self) -> "PeakRSS":
+        for pid in self.pids:
+            try:
+                Path(f"/proc/{pid or os.getpid()}/clear_refs").write_text("5")
+            except OSError:
+                pass
+        self.start_mb = [rss_mb(pid) for pid in self.pids]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.peak_mb = [peak_rss_mb(pid) for pid in self.pids]
+        self.end_mb = [rss_mb(pid) for pid in self.pids]

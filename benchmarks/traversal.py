@@ -25,6 +25,7 @@ Usage::
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -32,17 +33,23 @@ import sys
 import time
 
 import _common
-from _common import ROOT, print_table, write_csv
+from _common import ROOT, PeakRSS, print_table, rss_mb, write_csv
 
 SMALL_SIZES = [1_000, 10_000, 100_000]
 FULL_SIZES = [1_000, 10_000, 100_000, 1_000_000]
 MARK = "@@TRAVERSAL-CASE@@"
 
 
+def graph_families() -> dict:
+    """The two graph families: name -> generator(n_edges, seed=...)."""
+    from gaba.bench import family_graph, scale_free_graph
+
+    return {"family": family_graph, "scale-free": scale_free_graph}
+
+
 def run_case(family: str, n_edges: int, *, queries: int, repeat: int, seed: int, timeout: float) -> dict:
     """One graph family at one size, both backends (meant to run in its own process)."""
-    from gaba.bench import (GRAPH_FAMILIES, PeakRSS, compare_backends, rss_mb, sample_pairs,
-                            sample_starts)
+    from gaba.bench import compare_backends, sample_pairs, sample_starts
     from gaba.store import FalkorStore
 
     import falkordb, networkx, redis  # noqa: F401  (imported before the baseline is taken)
@@ -52,7 +59,7 @@ def run_case(family: str, n_edges: int, *, queries: int, repeat: int, seed: int,
     base = rss_mb()
     t0 = time.perf_counter()
     with PeakRSS() as build:
-        G = GRAPH_FAMILIES[family](n_edges, seed=seed)
+        G = graph_families()[family](n_edges, seed=seed)
     build_s = time.perf_counter() - t0
     n_nodes = G.number_of_nodes()
     starts = sample_starts(G, queries, seed=seed)
@@ -143,16 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="timed runs per query (default 3)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per query before it is cut")
-    p.add_argument("--case", nargs=2, metavar=("FAMILY", "N_EDGES"), help=argparse_hidden())
+    p.add_argument("--case", nargs=2, metavar=("FAMILY", "N_EDGES"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.queries < 2 or args.repeat < 1:
         p.error("--queries must be >= 2 and --repeat >= 1")
-    from gaba.bench import GRAPH_FAMILIES
-
     families = [f.strip() for f in args.families.split(",") if f.strip()]
-    unknown = [f for f in families if f not in GRAPH_FAMILIES]
+    unknown = [f for f in families if f not in graph_families()]
     if unknown:
-        p.error(f"unknown graph family {unknown}; choose from {sorted(GRAPH_FAMILIES)}")
+        p.error(f"unknown graph family {unknown}; choose from {sorted(graph_families())}")
     if args.case:
         result = run_case(args.case[0], int(args.case[1]), queries=args.queries, repeat=args.repeat,
                           seed=args.seed, timeout=args.timeout)
@@ -193,12 +198,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {path}")
     print(f"wrote {args.out}/traversal.csv and traversal_memory.csv")
     return 0
-
-
-def argparse_hidden():
-    import argparse
-
-    return argparse.SUPPRESS
 
 
 if __name__ == "__main__":

@@ -1,17 +1,14 @@
-"""Measuring instruments of the benchmarks: repeated timings, peak memory, test graphs, two backends.
+"""Measuring instruments of the benchmarks: repeated timings, test graphs, two backends.
 
-Taught in chapter "Choosing your stack"; the chapter and ``benchmarks/`` time with the same code.
+Taught in chapter "Choosing your stack"; the chapter and ``benchmarks/`` time with the same code
+(the scripts' own plumbing, peak memory included, is in ``benchmarks/_common.py``).
 """
 from __future__ import annotations
 
-import os
 import random
-import resource
 import statistics
-import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
-from pathlib import Path
 from typing import Any
 
 from .data.westeros import synthetic_genealogy
@@ -61,88 +58,6 @@ def time_queries(fn: Callable[[Any], Any], queries: Sequence[Any], *, repeat: in
     if size is not None:
         out["sizes"] = sizes
     return out
-
-
-# --------------------------------------------------------------------------- memory
-
-def _status(pid: int | None) -> dict[str, int]:
-    """``VmRSS`` and ``VmHWM`` (kB) of a process from ``/proc``; empty without it."""
-    path = Path(f"/proc/{pid or os.getpid()}/status")
-    out = {}
-    try:
-        for line in path.read_text().splitlines():
-            key, _, rest = line.partition(":")
-            if key in {"VmRSS", "VmHWM"}:
-                out[key] = int(rest.split()[0])
-    except OSError:
-        pass
-    return out
-
-
-def rss_mb(pid: int | None = None) -> float:
-    """Resident memory of a process (default: this one) in MB (10**6 bytes).
-
-    Examples
-    --------
-    >>> rss_mb() > 1
-    True
-    """
-    st = _status(pid)
-    if "VmRSS" in st:
-        return st["VmRSS"] * 1024 / 1e6
-    import psutil
-
-    return psutil.Process(pid or os.getpid()).memory_info().rss / 1e6
-
-
-def peak_rss_mb(pid: int | None = None) -> float:
-    """Peak resident memory of a process since it started or since :func:`reset_peak_rss`, in MB.
-
-    Without ``/proc``: ``getrusage`` for this process, the current RSS for others."""
-    st = _status(pid)
-    if "VmHWM" in st:
-        return st["VmHWM"] * 1024 / 1e6
-    if pid in (None, os.getpid()):
-        scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, kB elsewhere
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
-    return rss_mb(pid)
-
-
-def reset_peak_rss(pid: int | None = None) -> bool:
-    """Reset a process's peak-RSS mark to its current RSS (Linux); False when not allowed."""
-    try:
-        Path(f"/proc/{pid or os.getpid()}/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-class PeakRSS:
-    """Context manager measuring the peak RSS of one or more processes during a block.
-
-    Examples
-    --------
-    >>> with PeakRSS() as m:
-    ...     block = bytearray(20_000_000)
-    >>> m.peak_mb[0] >= m.start_mb[0]
-    True
-    """
-
-    def __init__(self, *pids: int | None):
-        self.pids = list(pids) or [None]
-        self.start_mb: list[float] = []
-        self.peak_mb: list[float] = []
-        self.end_mb: list[float] = []
-
-    def __enter__(self) -> "PeakRSS":
-        for pid in self.pids:
-            reset_peak_rss(pid)
-        self.start_mb = [rss_mb(pid) for pid in self.pids]
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.peak_mb = [peak_rss_mb(pid) for pid in self.pids]
-        self.end_mb = [rss_mb(pid) for pid in self.pids]
 
 
 # --------------------------------------------------------------------------- graphs
@@ -195,10 +110,6 @@ def family_graph(n_edges: int, *, seed: int = 0):
     """
     _check_edges(n_edges)
     return synthetic_genealogy(n_edges=n_edges, seed=seed)
-
-
-#: The two graph families of the traversal benchmark: name -> generator(n_edges, seed=...).
-GRAPH_FAMILIES = {"family": family_graph, "scale-free": scale_free_graph}
 
 
 def sample_starts(G, k: int, *, seed: int = 0) -> list[Hashable]:

@@ -18,7 +18,7 @@ from .embed import cosine_top_k
 from .entities import find_entities
 from .evaluate import _rate_table, context_tokens
 from .graph import fact_sentence, gather_facts, gather_facts_by_hop
-from .scaling import draw_lines
+from .scaling import plot_scaling
 
 __all__ = ["evidence_recall", "take_within_budget", "context_evidence", "budget_recall",
            "retrieval_summary", "plot_retrieval"]
@@ -181,40 +181,24 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
 
 
 def plot_retrieval(summary, ax=None, *, x: str = "size", y: str = "rate", hue: str = "method",
-                   logx: bool = True, xlabel: str | None = None, ylabel: str | None = None,
-                   colors: Sequence[str] | None = None):
-    """Lines of a :func:`retrieval_summary` column against ``x``, one per ``hue`` value.
+                   logx: bool = True, xlabel: str | None = None, ylabel: str | None = None):
+    """Lines of a :func:`retrieval_summary` column against ``x``, one per ``hue`` value
+    (:func:`gaba.scaling.plot_scaling`, every series drawn, each ``x`` value a tick).
 
     >>> import pandas as pd
     >>> s = pd.DataFrame({"size": [10, 100], "method": ["flat"] * 2, "mean_recall": [0.5, 0.4]})
     >>> len(plot_retrieval(s, y="mean_recall").lines)
     1
     """
-    import matplotlib.pyplot as plt
-
     for col in (x, y, hue):
         if col not in summary.columns:
             raise KeyError(f"summary has no column {col!r}; pass the output of retrieval_summary")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.6))
-    colors = list(colors or ["#cf222e", "#0969da", "#8250df", "#1a7f37", "#bf8700"])
-    markers, lines = ["o", "s", "^", "D", "v"], ["-", "--", ":", "-."]
-    styles = {str(name): {"color": colors[i % len(colors)], "marker": markers[i % len(markers)],
-                          "linestyle": lines[i % len(lines)], "linewidth": 1.5, "markersize": 5,
-                          "label": str(name).replace("{", "{{").replace("}", "}}")}
-              for i, name in enumerate(dict.fromkeys(summary[hue]))}
-    draw_lines(ax, summary, x=x, y=y, series=hue, styles=styles, interval=y == "rate")
+    ax = plot_scaling(summary, x=x, y=y, series=hue, styles={}, axes=ax, title="", xlabel=xlabel or x,
+                      ylabel=ylabel or y, logx=logx, logy=False)
     if logx:
-        ax.set_xscale("log")
         values = sorted(set(summary[x]))
         ax.set_xticks(values, [f"{v:,}" for v in values])
         ax.minorticks_off()
-    if y == "rate":
-        ax.set_ylim(-0.03, 1.08)
-    ax.set_xlabel(xlabel or x)
-    ax.set_ylabel(ylabel or y)
-    ax.legend(frameon=False, fontsize=8)
-    ax.spines[["top", "right"]].set_visible(False)
     return ax
 
 

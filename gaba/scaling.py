@@ -16,7 +16,8 @@ import numpy as np
 from . import embed as _embedding
 from .data.synthetic import make_scaling_corpus
 from .entities import find_entities
-from .evaluate import wilson_interval
+from .data.benchmarks import to_graph
+from .evaluate import _rate_table, wilson_interval
 from .graph import fact_sentence, gather_facts, gather_facts_by_hop
 from .link import LinkingCapped, link_entities
 from .node_merge import merge_equivalent_nodes
@@ -133,30 +134,25 @@ def summarize_scaling(df):
     >>> summarize_scaling(df)[["size", "system", "n", "rate", "words"]].to_dict("records")
     [{'size': 14, 'system': 'flat top-k', 'n': 2, 'rate': 0.5, 'words': 110.0}]
     """
-    out = []
-    for (size, system), g in df.groupby(["size", "system"], observed=True, sort=True):
-        k, n = int(g["both_facts"].sum()), len(g)
-        low, high = wilson_interval(k, n)
-        out.append({"size": int(size), "system": str(system),
-                    **({"budget": int(g["budget"].iloc[0])} if "budget" in g else {}),
-                    "n": n, "rate": k / n, "low": low,
-                    "high": high, "facts": g["facts"].median() if g["facts"].notna().any() else None,
-                    "words": float(g["words"].median()), "ms": float(g["ms"].mean())})
-    import pandas as pd
-
-    return pd.DataFrame(out)
+    by = ["size", "system"]
+    rates = _rate_table(df.assign(case=df["question"]), by, "both_facts", "trial")
+    extra = df.groupby(by, observed=True, sort=True).agg(
+        **({"budget": ("budget", "first")} if "budget" in df else {}),
+        facts=("facts", "median"), words=("words", "median"), ms=("ms", "mean")).reset_index()
+    out = rates.merge(extra, on=by).astype({"size": int, "system": str})
+    return out[[*by, *(["budget"] if "budget" in df else []), "n", "rate", "low", "high", "facts", "words", "ms"]]
 
 
 def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "words"),
                  series: str | Sequence[str] = "system", styles: Mapping[str, dict] | None = None,
                  axes=None, title: str | None = None, xlabel: str | None = None,
-                 ylabel: str | None = None, logy: bool | None = None):
-    """Each column of ``y`` against ``x`` on a log x axis, one panel per column, one line per series.
+                 ylabel: str | None = None, logx: bool = True, logy: bool | None = None):
+    """Each column of ``y`` against ``x``, one panel per column, one line per series: the book's line plot.
 
     The defaults draw :func:`summarize_scaling`'s table. ``series`` columns, joined with " / ",
     name the lines; ``styles`` (default :data:`STYLES`, see :func:`draw_lines`) picks and styles
-    them. The y axis is log (``logy``) except for a ``rate``, drawn on [0, 1] with its interval.
-    Returns the axes (one Axes when ``y`` is one column).
+    them. The x axis is log (``logx``), the y axis too (``logy``) except for a ``rate``, drawn on
+    [0, 1] with its interval. Returns the axes (one Axes when ``y`` is one column).
 
     Examples
     --------
@@ -179,19 +175,24 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
     for i, (ax, col) in enumerate(zip(panels, columns)):
         rate = col == "rate" and all("low" in r and "high" in r for r in rows)
         names = draw_lines(ax, rows, x=x, y=col, series=series, styles=styles, interval=rate)
-        ax.set_xscale("log")
+        if logx:
+            ax.set_xscale("log")
         if logy if logy is not None else not rate:
             ax.set_yscale("log")
         if rate:
             ax.set_ylim(-0.03, 1.05)
         ax.set_xlabel(LABELS.get(x, x) if xlabel is None else xlabel)
         ax.set_ylabel(LABELS.get(col, col) if ylabel is None else ylabel)
-        if title or col in TITLES:
-            ax.set_title(title or TITLES[col])
+        if TITLES.get(col) if title is None else title:
+            ax.set_title(TITLES[col] if title is None else title)
         if i == 0 and names:
-            ax.legend(loc="lower left" if rate else "best", fontsize=8)
+            ax.legend(fontsize=8)
         ax.grid(alpha=0.3, which="both")
     return panels[0] if isinstance(y, str) else axes
+
+
+#: Colours, markers and line styles of the series :func:`draw_lines` is given no style for.
+PALETTE = ("#cf222e", "#0969da", "#8250df", "#1a7f37", "#bf8700")
 
 
 def draw_lines(ax, rows, *, x: str, y: str, series: str | Sequence[str], styles: Mapping[str, dict],
@@ -199,8 +200,8 @@ def draw_lines(ax, rows, *, x: str, y: str, series: str | Sequence[str], styles:
     """One line of ``y`` against ``x`` per series on ``ax``; return the series names drawn.
 
     ``styles`` maps a series name to matplotlib style (``label``: a template filled from the
-    series' first row); only styled series are drawn, or all, sorted, when none is styled.
-    ``interval`` draws each row's ``low``/``high`` as error bars. Rows without ``y`` are skipped.
+    series' first row); only styled series are drawn, or all, in order of appearance, when none
+    is. ``interval`` draws each row's ``low``/``high`` as error bars. Rows without ``y`` are skipped.
 
     >>> import matplotlib.pyplot as plt
     >>> draw_lines(plt.subplots()[1], [{"n": 1, "ms": 2.0, "who": "a"}], x="n", y="ms", series="who", styles={})
@@ -212,17 +213,14 @@ def draw_lines(ax, rows, *, x: str, y: str, series: str | Sequence[str], styles:
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(" / ".join(str(r[c]) for c in keys), []).append(r)
-    names = [s for s in styles if s in groups] or sorted(groups)
-    markers = "osD^v<>"
+    names = [s for s in styles if s in groups] or list(groups)
     for j, name in enumerate(names):
         pts = sorted((r for r in groups[name] if r.get(y) is not None and r[y] == r[y]), key=lambda r: r[x])
         if not pts:
             continue
-        style = dict(styles.get(name) or {"marker": markers[j % len(markers)]})
-        try:
-            label = style.pop("label", name).format(**pts[0])
-        except (KeyError, IndexError, ValueError):
-            label = name
+        style = dict(styles.get(name) or {"color": PALETTE[j % 5], "marker": "os^Dv"[j % 5],
+                                          "linestyle": ("-", "--", ":", "-.")[j % 4]})
+        label = style.pop("label").format(**pts[0]) if "label" in style else name
         xs, ys = [r[x] for r in pts], [r[y] for r in pts]
         if interval:
             yerr = [[r["rate"] - r["low"] for r in pts], [r["high"] - r["rate"] for r in pts]]
@@ -244,18 +242,10 @@ def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
     of :data:`LINKING_SYSTEMS`. Returns one dict per system: ``system, n, all_evidence, low,
     high, no_entity, median_facts, median_words, link_ms, merged``.
     """
-    import networkx as nx
-
     examples = [e for e in examples if e.evidence_triples]
     if not examples:
         raise ValueError("linking_recall needs examples with evidence triples (2WikiMultiHopQA)")
-    G = nx.MultiDiGraph()
-    for e in examples:
-        for s, r, o in e.evidence_triples:
-            if not G.has_edge(s, o, key=r):
-                G.add_edge(s, o, key=r, relation=r)
-    for n in G.nodes:
-        G.nodes[n]["aliases"] = []
+    G = to_graph(examples)
     merged, mapping = merge_equivalent_nodes(G)
     systems = dict(zip(LINKING_SYSTEMS, (
         (G, lambda q, g: find_entities(q, g)), (merged, lambda q, g: find_entities(q, g)),
