@@ -12,7 +12,6 @@ import os
 import re
 import resource
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,14 +97,6 @@ def save_figure(fig, path: Path) -> Path:
 
     plt.close(fig)
     return path
-
-
-class Stopwatch:
-    def __init__(self):
-        self.t0 = time.perf_counter()
-
-    def __str__(self) -> str:
-        return f"{time.perf_counter() - self.t0:.1f} s"
 
 
 def rss_mb(pid: int | None = None) -> float:

@@ -120,19 +120,12 @@ def run_notebook(path: Path, *, timeout: int, env: dict[str, str]) -> dict:
     return {"seconds": seconds, "error": error, **report}
 
 
-def recorded_totals(keys: list[str], cache_dir: Path) -> tuple[float, int, int]:
-    """Recorded model seconds, prompt tokens and completion tokens of the given cache entries."""
-    seconds, pt, ct = 0.0, 0, 0
-    for key in keys:
-        f = cache_dir / key[:2] / f"{key}.json"
-        try:
-            resp = json.loads(f.read_text(encoding="utf-8"))["response"]
-        except (OSError, ValueError, KeyError):
-            continue
-        seconds += float(resp.get("seconds", 0.0))
-        pt += int(resp.get("usage", {}).get("prompt_tokens", 0))
-        ct += int(resp.get("usage", {}).get("completion_tokens", 0))
-    return seconds, pt, ct
+def recorded_totals(keys: list[str], entries: dict[str, dict]) -> tuple[float, int, int]:
+    """Recorded model seconds, prompt tokens and completion tokens of the given cache entries
+    (``entries``: key -> :func:`gaba.costs.cache_entries` row)."""
+    rows = [entries[k] for k in keys if k in entries]
+    return (sum(r["seconds"] for r in rows), sum(r["prompt_tokens"] for r in rows),
+            sum(r["completion_tokens"] for r in rows))
 
 
 def measured_rates(out: Path) -> tuple[float, float] | None:
@@ -177,9 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             p.error(f"no chapter notebook named {', '.join(missing)}; known: {', '.join(sorted(by_name))}")
         notebooks = [by_name[w] for w in wanted]
-    from gaba.config import get_settings
+    from gaba.costs import cache_entries
 
-    cache_dir = get_settings().cache_dir
+    entries = {e["key"]: e for e in cache_entries()}       # the committed cache, read once
     rate = embedding_rate()
     print(f"embedding rate here: {rate:.1f} short texts/s")
     rates = measured_rates(args.out)
@@ -188,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for nb in notebooks:
         r = run_notebook(nb, timeout=args.timeout, env={"GABA_OFFLINE": "1"})
-        rec_s, pt, ct = recorded_totals(r.get("lookups", []), cache_dir)
+        rec_s, pt, ct = recorded_totals(r.get("lookups", []), entries)
         model_s = pt / rates[0] + ct / rates[1] if rates else rec_s
         row = {"notebook": nb.stem, "warm_s": r["seconds"], "llm_calls": r.get("n_lookups"),
                "from_cache": r.get("hits"), "model_calls": r.get("model_calls"),

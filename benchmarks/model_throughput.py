@@ -25,8 +25,12 @@ Usage::
 """
 from __future__ import annotations
 
+import json
+import os
 import statistics
 import sys
+import time
+import urllib.request
 
 import _common
 from _common import print_table, write_csv
@@ -38,27 +42,32 @@ PROMPT_PROBE = "\n".join(
 GEN_PROBE = "Write the numbers from one to three hundred in words, separated by commas."
 
 
+def slots_url() -> str | None:
+    """The ``/slots`` endpoint of the shared llama.cpp server (``GABA_LOCAL_URL``), if one is set."""
+    from gaba.config import get_settings
+
+    url = get_settings().local_url
+    return url.rstrip("/").removesuffix("/v1") + "/slots" if url else None
+
+
+def read_slots(url: str) -> list[dict]:
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.load(r)
+
+
 def wait_until_idle(max_wait: float = 900.0) -> float:
     """With a shared local server (``GABA_LOCAL_URL``), wait until it is not answering anyone else.
 
     The server answers one request at a time, so a call made while it is busy would time the
     queue, not the model. Returns the seconds waited (0 for other backends).
     """
-    import json
-    import time
-    import urllib.request
-
-    from gaba.config import get_settings
-
-    url = get_settings().local_url
-    if not url:
+    slots = slots_url()
+    if not slots:
         return 0.0
-    slots = url.rstrip("/").removesuffix("/v1") + "/slots"
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < max_wait:
         try:
-            with urllib.request.urlopen(slots, timeout=5) as r:
-                busy = any(s.get("is_processing") for s in json.load(r))
+            busy = any(s.get("is_processing") for s in read_slots(slots))
         except (OSError, ValueError):
             return time.perf_counter() - t0     # no /slots endpoint: nothing to wait for
         if not busy:
@@ -80,24 +89,16 @@ def observe_server(seconds: float, interval: float = 0.25) -> dict | None:
     the rates are those of the same model under the machine's current load. Returns None
     without a shared server.
     """
-    import json
-    import time
-    import urllib.request
-
-    from gaba.config import get_settings
-
-    url = get_settings().local_url
-    if not url:
+    slots = slots_url()
+    if not slots:
         return None
-    slots = url.rstrip("/").removesuffix("/v1") + "/slots"
     tasks: dict = {}
     t_end = time.perf_counter() + seconds
     first = True
     while time.perf_counter() < t_end:
         now = time.perf_counter()
         try:
-            with urllib.request.urlopen(slots, timeout=5) as r:
-                slot = json.load(r)[0]
+            slot = read_slots(slots)[0]
         except (OSError, ValueError, IndexError, KeyError):
             return None
         if slot.get("is_processing"):
@@ -131,8 +132,6 @@ def observe_server(seconds: float, interval: float = 0.25) -> dict | None:
 
 def live_rates(repeat: int, gen_tokens: int) -> list[dict]:
     """Measure prompt and generation rates with uncached calls through call_llm."""
-    import os
-
     from gaba.llm import call_llm
 
     rows = []
@@ -158,8 +157,6 @@ def live_rates(repeat: int, gen_tokens: int) -> list[dict]:
 
 def live_extraction(n_docs: int) -> list[dict]:
     """Extract triples from the first news documents with uncached calls (the book's own prompt)."""
-    import os
-
     from gaba.data.news import load_documents
     from gaba.errors import LLMOutputError
     from gaba.prompts import EXTRACTION_SYSTEM
@@ -268,8 +265,6 @@ def main(argv: list[str] | None = None) -> int:
             failed = f"the live calls failed ({exc}); only the recorded calls are summarised"
             print(f"\n{failed}", flush=True)
     if args.observe > 0:
-        import os
-
         obs = observe_server(args.observe)
         if obs is None:
             print("\n(--observe needs GABA_LOCAL_URL pointing at a running `python -m gaba serve`)")

@@ -188,8 +188,7 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
 
     tasks = [(cid, case, name, trial) for cid, case in zip(ids, cases) for name in systems
              for trial in range(int(trials))]
-    bar = tqdm(total=len(tasks), desc="evaluating", unit="answer", disable=not progress)
-    try:
+    with tqdm(total=len(tasks), desc="evaluating", unit="answer", disable=not progress) as bar:
         if concurrency == 1:
             rows = []
             for task in tasks:
@@ -204,12 +203,9 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
                         fut.result()               # the first error stops the evaluation
                         bar.update(1)
                 except BaseException:
-                    for f in futures:
-                        f.cancel()
+                    pool.shutdown(cancel_futures=True)
                     raise
             rows = [f.result() for f in futures]   # in task order, not in finishing order
-    finally:
-        bar.close()
     df = pd.DataFrame(rows)
     df["kind"] = pd.Categorical(df["kind"], categories=[k for k in KINDS if k in set(df["kind"])],
                                 ordered=True)
@@ -292,7 +288,7 @@ def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "tr
 def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
                     ylabel: str = "pass rate", colors: Sequence[str] | None = None):
     """Grouped bars of :func:`pass_rates` (or :func:`answer_abstain_rates`, ``x="measure"``) with
-    Wilson error bars: groups by ``x``, one bar per ``hue``."""
+    Wilson error bars and ``k/n`` on each bar: groups by ``x``, one bar per ``hue``."""
     import matplotlib.pyplot as plt
 
     for col in (x, hue, "rate", "low", "high", "n", "k"):
@@ -306,25 +302,17 @@ def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
     width = 0.8 / max(len(series), 1)
     xs = np.arange(len(groups))
     for i, name in enumerate(series):
-        sub = summary[summary[hue] == name].set_index(x)
-        rates = [float(sub.loc[g, "rate"]) if g in sub.index else np.nan for g in groups]
-        lows = [float(sub.loc[g, "low"]) if g in sub.index else np.nan for g in groups]
-        highs = [float(sub.loc[g, "high"]) if g in sub.index else np.nan for g in groups]
-        err = np.array([[r - lo for r, lo in zip(rates, lows)], [h - r for r, h in zip(rates, highs)]])
-        pos = xs - 0.4 + width * (i + 0.5)
-        bars = ax.bar(pos, rates, width=width * 0.95, color=colors[i % len(colors)], label=str(name),
-                      yerr=err, capsize=3, error_kw={"elinewidth": 1, "ecolor": "#444"})
-        labels = [f"{int(sub.loc[g, 'k'])}/{int(sub.loc[g, 'n'])}" if g in sub.index else ""
-                  for g in groups]
-        for bar, hi, label in zip(bars, highs, labels):
-            if label:
-                ax.annotate(label, (bar.get_x() + bar.get_width() / 2, hi), xytext=(0, 2),
+        sub = summary[summary[hue] == name].set_index(x, drop=False).reindex(groups)
+        bars = ax.bar(xs - 0.4 + width * (i + 0.5), sub["rate"], width=width * 0.95,
+                      color=colors[i % len(colors)], label=str(name), capsize=3,
+                      yerr=[sub["rate"] - sub["low"], sub["high"] - sub["rate"]],
+                      error_kw={"elinewidth": 1, "ecolor": "#444"})
+        for bar, (k, n, hi) in zip(bars, sub[["k", "n", "high"]].itertuples(index=False)):
+            if n == n:                             # a group this series has no row in: no label
+                ax.annotate(f"{int(k)}/{int(n)}", (bar.get_x() + bar.get_width() / 2, hi), xytext=(0, 2),
                             textcoords="offset points", ha="center", va="bottom", fontsize=7)
-    ticks = []
-    for g in groups:
-        ns = sorted({int(v) for v in summary.loc[summary[x] == g, "n"]})
-        ticks.append(f"{g}\n(n={'/'.join(map(str, ns))})")
-    ax.set_xticks(xs, ticks)
+    ns = [sorted({int(v) for v in summary.loc[summary[x] == g, "n"]}) for g in groups]
+    ax.set_xticks(xs, [f"{g}\n(n={'/'.join(map(str, n))})" for g, n in zip(groups, ns)])
     ax.set_ylabel(ylabel)
     ax.set_ylim(0, 1.15)
     ax.legend(frameon=False, ncols=len(series), loc="upper center")

@@ -17,8 +17,8 @@ from .data.cases import Case
 from .embed import cosine_top_k
 from .entities import find_entities
 from .evaluate import _rate_table, context_tokens
-from .graph import fact_sentence, gather_facts, gather_facts_by_hop
-from .scaling import plot_scaling
+from .graph import fact_sentence, gather_facts
+from .scaling import hop_ordered_facts, plot_scaling
 
 __all__ = ["evidence_recall", "take_within_budget", "context_evidence", "budget_recall",
            "retrieval_summary", "plot_retrieval"]
@@ -84,15 +84,6 @@ def take_within_budget(items: Iterable, budget: int | None, *,
     return kept
 
 
-def _ordered_facts(G, entities, hops: int) -> list[tuple[str, str, str]]:
-    """Facts in hop order (hop 1 first), sorted within a hop: a question-blind order."""
-    return [f for layer in gather_facts_by_hop(G, entities, hops) for f in sorted(layer)]
-
-
-def _embed(texts, kind="passage"):
-    return _embedding.embed_texts(list(texts), kind=kind)
-
-
 def retrieval_summary(df, by: Sequence[str] = ("size", "method")):
     """All-evidence rate per group with Wilson 95% interval, plus mean recall and context size.
 
@@ -134,7 +125,7 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
     budgets = sorted({int(b) for b in budgets})
     if budgets[0] < 1:
         raise ValueError(f"budgets must be positive token counts, got {budgets!r}")
-    embed = embed or _embed
+    embed = embed or _embedding.embed_texts
     pool = pooled_paragraphs(examples)
     matrix = np.asarray(embed([f"{t}: {x}" for t, x in pool], kind="passage"))
     qvecs = embed([ex.question for ex in examples], kind="query")
@@ -153,7 +144,7 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
         gold_sf = [(t, j) for t, j in ex.supporting_facts]
         t0 = time.perf_counter()
         entities = find_entities(ex.question, G)
-        facts = _ordered_facts(G, entities, hops) if entities else []
+        facts = hop_ordered_facts(G, entities, hops)
         t_gather = time.perf_counter() - t0
         orders = {}
         for name, rank in rankers.items():

@@ -104,8 +104,8 @@ def _missing(path: Path, dataset: str) -> BenchmarkFileNotFound:
 
 
 def _records(path: str | Path, dataset: str, limit: int | None) -> Iterator[tuple[int, dict]]:
-    """Yield (record number, record) from a JSON array or a JSON Lines file."""
-    path = Path(path).expanduser()
+    """Yield (record number, record) from a JSON array, or (line number, record) from JSON Lines."""
+    path, expected = Path(path).expanduser(), SOURCES[dataset]["format"]
     if path.is_dir():
         listing = ", ".join(sorted(p.name for p in path.iterdir())[:10]) or "nothing"
         raise DocumentError(f"{path} is a folder (it holds {listing}); pass the path of the "
@@ -114,39 +114,31 @@ def _records(path: str | Path, dataset: str, limit: int | None) -> Iterator[tupl
         raise _missing(path, dataset)
     if limit is not None and (int(limit) != limit or limit < 0):
         raise ValueError(f"limit must be a non-negative integer or None, got {limit!r}")
-    with open(path, "rb") as fb:
-        if fb.read(4) == b"PK\x03\x04":
-            raise DocumentError(f"{path} is a zip archive; unzip it and pass the "
-                                f"{SOURCES[dataset]['file']} file inside.")
-    lineno = 0
-    with open(path, encoding="utf-8") as f:
-        try:
-            head = f.read(1)
-            while head and head.isspace():
-                head = f.read(1)
-            f.seek(0)
-            if not head:
-                raise DocumentError(f"{path} is empty; expected {SOURCES[dataset]['format']}.")
-            if head == "[":
-                data = json.load(f)
-                for i, rec in enumerate(data[:limit] if limit is not None else data):
-                    yield i + 1, rec
-                return
-            count = 0
-            for lineno, line in enumerate(f, start=1):
-                if limit is not None and count >= limit:
-                    return
-                if not line.strip():
-                    continue
-                yield lineno, json.loads(line)
-                count += 1
-        except json.JSONDecodeError as exc:
-            where = f"line {lineno}" if head != "[" else f"line {exc.lineno}"
-            raise DocumentError(f"{path}: {where} is not valid JSON ({exc.msg}); expected "
-                                f"{SOURCES[dataset]['format']} as published.") from exc
-        except UnicodeDecodeError as exc:
-            raise DocumentError(f"{path} is not UTF-8 text; expected "
-                                f"{SOURCES[dataset]['format']}.") from exc
+    raw = path.read_bytes()
+    if raw.startswith(b"PK\x03\x04"):
+        raise DocumentError(f"{path} is a zip archive; unzip it and pass the "
+                            f"{SOURCES[dataset]['file']} file inside.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"{path} is not UTF-8 text; expected {expected}.") from exc
+    if not text.strip():
+        raise DocumentError(f"{path} is empty; expected {expected}.")
+    if text.lstrip().startswith("["):
+        yield from enumerate(_parse(text, path, 1, expected)[:limit], start=1)
+        return
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    for n, line in lines[:limit]:
+        yield n, _parse(line, path, n, expected)
+
+
+def _parse(text: str, path: Path, first_line: int, expected: str) -> Any:
+    """``json.loads`` of text that starts at line ``first_line`` of ``path``; DocumentError names the line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"{path}: line {first_line + exc.lineno - 1} is not valid JSON ({exc.msg}); "
+                            f"expected {expected} as published.") from exc
 
 
 def _field(rec: Any, name: str, where: str) -> Any:
