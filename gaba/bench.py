@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .data.westeros import synthetic_genealogy
 from .entities import is_store as _is_store
 from .graph import gather_facts
@@ -52,12 +54,9 @@ def time_queries(fn: Callable[[Any], Any], queries: Sequence[Any], *, repeat: in
         per_query.append(statistics.median(runs) * 1000)
         if size is not None:
             sizes.append(size(result))
-    per_query.sort()
-    p90 = per_query[min(len(per_query) - 1, int(round(0.9 * (len(per_query) - 1))))]
-    out = {"median_ms": statistics.median(per_query), "p90_ms": p90, "n_queries": len(queries)}
-    if size is not None:
-        out["sizes"] = sizes
-    return out
+    out = {"median_ms": statistics.median(per_query),
+           "p90_ms": float(np.percentile(per_query, 90, method="nearest")), "n_queries": len(queries)}
+    return {**out, "sizes": sizes} if size is not None else out
 
 
 # --------------------------------------------------------------------------- graphs
@@ -95,7 +94,7 @@ def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
     for u, v in edges:
         rel = rng.choice(SCALE_FREE_RELATIONS)
         G.add_edge(f"E{u:0{width}d}", f"E{v:0{width}d}", key=rel, relation=rel)
-    G.remove_nodes_from([v for v in list(G) if G.degree(v) == 0])
+    G.remove_nodes_from(list(nx.isolates(G)))
     G.graph["name"] = f"scale-free (Barabási-Albert m={m}, seed={seed})"
     return G
 
@@ -188,12 +187,8 @@ def traversal_operations(graph, *, hops: int = 2, depth: int = 3, path_depth: in
     Fact gathering, :func:`gaba.paths.neighbors` and :func:`gaba.paths.paths_between`; kind
     ``"start"`` takes a node, ``"pair"`` a ``(source, target)`` tuple.
     """
-    if _is_store(graph):
-        def facts(s):
-            return store_gather_facts(graph, [s], hops, timeout=timeout)
-    else:
-        def facts(s):
-            return gather_facts(graph, [s], hops)
+    facts = (lambda s: store_gather_facts(graph, [s], hops, timeout=timeout)) if _is_store(graph) \
+        else (lambda s: gather_facts(graph, [s], hops))
     return {
         f"facts {hops}-hop": (facts, "start"),
         f"neighbors {depth}-hop": (lambda s: neighbors(graph, s, depth=depth, timeout=timeout), "start"),
@@ -203,9 +198,9 @@ def traversal_operations(graph, *, hops: int = 2, depth: int = 3, path_depth: in
     }
 
 
-def _timed_out(result) -> bool:
-    stats = getattr(result, "stats", None)
-    return bool(getattr(stats, "timed_out", False))
+def _size(result) -> tuple[int, bool]:
+    """How many items a traversal returned, and whether it was cut by its timeout."""
+    return len(result), bool(getattr(getattr(result, "stats", None), "timed_out", False))
 
 
 def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Sequence, repeat: int = 3,
@@ -234,14 +229,8 @@ def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Seque
             queries = list(starts if kind == "start" else pairs)
             if not queries:
                 continue
-            cut = []
-
-            def size(result, _cut=cut):
-                _cut.append(_timed_out(result))
-                return len(result)
-
-            t = time_queries(fn, queries, repeat=repeat, warmup=warmup, size=size)
-            sizes = t.pop("sizes")
+            t = time_queries(fn, queries, repeat=repeat, warmup=warmup, size=_size)
+            sizes, cut = (list(v) for v in zip(*t.pop("sizes")))
             if name == reference:
                 ref_sizes, ref_ms = sizes, t["median_ms"]
             rows.append({"operation": op, "backend": name, **t,

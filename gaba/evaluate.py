@@ -215,8 +215,6 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
 
 def _rate_table(df, by: list[str], column: str, unit: str):
     """Rates of the boolean ``column`` per group ``by``, with Wilson intervals."""
-    import pandas as pd
-
     if unit not in {"trial", "question"}:
         raise ValueError(f"unit must be 'trial' or 'question', not {unit!r}")
     missing = [c for c in [*by, column, "case"] if c not in df.columns]
@@ -226,18 +224,12 @@ def _rate_table(df, by: list[str], column: str, unit: str):
     if unit == "question":
         # a question counts once: it passes when it passed in more than half of its trials
         data = (df.groupby([*by, "case"], observed=True)[column].mean() > 0.5).reset_index()
-    rows = []
-    for key, group in data.groupby(by, observed=True, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        k, n = int(group[column].sum()), int(len(group))
-        low, high = wilson_interval(k, n)
-        rows.append({**dict(zip(by, key)), "k": k, "n": n, "questions": group["case"].nunique(),
-                     "rate": k / n if n else float("nan"), "low": low, "high": high})
-    out = pd.DataFrame(rows)
-    for col in by:  # keep the categorical order (systems as given, kinds as KINDS)
-        if col in df.columns and isinstance(df[col].dtype, pd.CategoricalDtype):
-            out[col] = pd.Categorical(out[col], categories=df[col].cat.categories, ordered=True)
-    return out.sort_values(by).reset_index(drop=True)
+    out = data.groupby(by, observed=True, sort=True).agg(
+        k=(column, "sum"), n=(column, "size"), questions=("case", "nunique")).reset_index()
+    out["k"] = out["k"].astype(int)
+    out["rate"] = out["k"] / out["n"]
+    out["low"], out["high"] = zip(*(wilson_interval(k, n) for k, n in zip(out["k"], out["n"])))
+    return out
 
 
 def pass_rates(df, by: Sequence[str] = ("system", "kind"), *, unit: str = "trial"):

@@ -52,8 +52,13 @@ class LabReport:
         """The checks that did not pass."""
         return [c for c in self.checks if not c.passed]
 
+    @property
+    def headline(self) -> str:
+        """``"<lab>: k of n checks passed"``."""
+        return f"{self.lab}: {sum(c.passed for c in self.checks)} of {len(self.checks)} checks passed"
+
     def __str__(self) -> str:
-        lines = [f"{self.lab}: {sum(c.passed for c in self.checks)} of {len(self.checks)} checks passed"]
+        lines = [self.headline]
         for c in self.checks:
             lines.append(f"  [{'x' if c.passed else ' '}] {c.name}")
             if not c.passed and c.hint:
@@ -65,8 +70,7 @@ class LabReport:
             f"<li style='color:{'#1a7f37' if c.passed else '#cf222e'}'>{'&#10004;' if c.passed else '&#10008;'} "
             f"{html.escape(c.name)}{'' if c.passed or not c.hint else '<br><small>hint: ' + html.escape(c.hint) + '</small>'}</li>"
             for c in self.checks)
-        head = f"{html.escape(self.lab)}: {sum(c.passed for c in self.checks)} of {len(self.checks)} checks passed"
-        return f"<div class='lab-report'><strong>{head}</strong><ul>{rows}</ul></div>"
+        return f"<div class='lab-report'><strong>{html.escape(self.headline)}</strong><ul>{rows}</ul></div>"
 
 
 def _mentions(answer: str, name: str) -> bool:
@@ -255,7 +259,7 @@ def check_evaluate_lab(cases, results, *, graph, rates=None, min_trials: int = 3
         checks.append(Check("results table is not empty", False, "run run_eval first"))
 
     if rates is not None and len(results):
-        checks.extend(_check_rates(results, rates, wilson_interval))
+        checks.extend(_check_rates(results, rates))
     return LabReport("Evaluate lab", checks)
 
 
@@ -270,7 +274,7 @@ def _read_rates(rates) -> dict:
     return out
 
 
-def _check_rates(results, rates, wilson_interval) -> list[Check]:
+def _check_rates(results, rates) -> list[Check]:
     r = _read_rates(rates)
     ans = results[results["answerable"].astype(bool)]
     una = results[~results["answerable"].astype(bool)]

@@ -4,6 +4,7 @@ Taught in chapter "Measuring graph against flat". No model call, so they run at 
 """
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -73,15 +74,8 @@ def take_within_budget(items: Iterable, budget: int | None, *,
         return items
     if isinstance(budget, bool) or int(budget) != budget or budget < 0:
         raise ValueError(f"budget must be a non-negative number of tokens or None, not {budget!r}")
-    size = size or (lambda item: context_tokens([item]))
-    kept, used = [], 0
-    for item in items:
-        cost = size(item)
-        if used + cost > budget:
-            break
-        kept.append(item)
-        used += cost
-    return kept
+    totals = itertools.accumulate(map(size or (lambda item: context_tokens([item])), items))
+    return [item for item, _ in itertools.takewhile(lambda p: p[1] <= budget, zip(items, totals))]
 
 
 def retrieval_summary(df, by: Sequence[str] = ("size", "method")):

@@ -24,8 +24,8 @@ from .node_merge import merge_equivalent_nodes
 from .rank import _check_options as _check_ranking
 from .rank import rank_facts
 
-__all__ = ["SYSTEMS", "STYLES", "scaling_experiment", "summarize_scaling", "plot_scaling", "draw_lines",
-           "LINKING_SYSTEMS", "linking_recall"]
+__all__ = ["SYSTEMS", "STYLES", "hop_ordered_facts", "scaling_experiment", "summarize_scaling",
+           "plot_scaling", "LINKING_SYSTEMS", "linking_recall"]
 
 #: The systems :func:`scaling_experiment` compares, in display order.
 SYSTEMS = ("flat top-k", "2-hop, all facts", "2-hop, first N by hop", "2-hop, ranked N")
@@ -37,6 +37,8 @@ STYLES = {
                               "label": "2-hop, first {budget} by hop"},
     "2-hop, ranked N": {"color": "tab:green", "marker": "D", "ls": "-", "label": "2-hop, ranked {budget}"},
 }
+#: Colours of the lines :func:`plot_scaling` is given no style for.
+PALETTE = ("#cf222e", "#0969da", "#8250df", "#1a7f37", "#bf8700")
 #: Axis labels and panel titles of the columns of :func:`summarize_scaling`.
 LABELS = {"size": "documents in the corpus", "rate": "questions with both facts retrieved",
           "words": "context words (median per question)"}
@@ -154,9 +156,11 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
     """Each column of ``y`` against ``x``, one panel per column, one line per series: the book's line plot.
 
     The defaults draw :func:`summarize_scaling`'s table. ``series`` columns, joined with " / ",
-    name the lines; ``styles`` (default :data:`STYLES`, see :func:`draw_lines`) picks and styles
-    them. The x axis is log (``logx``), the y axis too (``logy``) except for a ``rate``, drawn on
-    [0, 1] with its interval. Returns the axes (one Axes when ``y`` is one column).
+    name the lines. ``styles`` (default :data:`STYLES`) maps a line's name to matplotlib style
+    (``label``: a template filled from its first row): only styled lines are drawn, or all, in
+    order of appearance, when none is. Rows without the column are skipped. The x axis is log
+    (``logx``), the y axis too (``logy``) except for a ``rate``, drawn on [0, 1] with its
+    ``low``/``high`` interval. Returns the axes (one Axes when ``y`` is one column).
 
     Examples
     --------
@@ -176,9 +180,27 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
     if len(panels) != len(columns):
         raise ValueError(f"plot_scaling needs one axes per column of y, got {len(panels)} for {columns}")
     styles = STYLES if styles is None else styles
+    keys = [series] if isinstance(series, str) else list(series)
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(" / ".join(str(r[c]) for c in keys), []).append(r)
+    names = [s for s in styles if s in groups] or list(groups)
     for i, (ax, col) in enumerate(zip(panels, columns)):
         rate = col == "rate" and all("low" in r and "high" in r for r in rows)
-        names = draw_lines(ax, rows, x=x, y=col, series=series, styles=styles, interval=rate)
+        for j, name in enumerate(names):
+            pts = sorted((r for r in groups[name] if r.get(col) is not None and r[col] == r[col]),
+                         key=lambda r: r[x])
+            if not pts:
+                continue
+            style = dict(styles.get(name) or {"color": PALETTE[j % 5], "marker": "os^Dv"[j % 5],
+                                              "linestyle": ("-", "--", ":", "-.")[j % 4]})
+            label = style.pop("label").format(**pts[0]) if "label" in style else name
+            xs, ys = [r[x] for r in pts], [r[col] for r in pts]
+            if rate:
+                yerr = [[r["rate"] - r["low"] for r in pts], [r["high"] - r["rate"] for r in pts]]
+                ax.errorbar(xs, ys, yerr=yerr, capsize=3, label=label, **style)
+            else:
+                ax.plot(xs, ys, label=label, **style)
         if logx:
             ax.set_xscale("log")
         if logy if logy is not None else not rate:
@@ -193,45 +215,6 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
             ax.legend(fontsize=8)
         ax.grid(alpha=0.3, which="both")
     return panels[0] if isinstance(y, str) else axes
-
-
-#: Colours, markers and line styles of the series :func:`draw_lines` is given no style for.
-PALETTE = ("#cf222e", "#0969da", "#8250df", "#1a7f37", "#bf8700")
-
-
-def draw_lines(ax, rows, *, x: str, y: str, series: str | Sequence[str], styles: Mapping[str, dict],
-               interval: bool = False) -> list[str]:
-    """One line of ``y`` against ``x`` per series on ``ax``; return the series names drawn.
-
-    ``styles`` maps a series name to matplotlib style (``label``: a template filled from the
-    series' first row); only styled series are drawn, or all, in order of appearance, when none
-    is. ``interval`` draws each row's ``low``/``high`` as error bars. Rows without ``y`` are skipped.
-
-    >>> import matplotlib.pyplot as plt
-    >>> draw_lines(plt.subplots()[1], [{"n": 1, "ms": 2.0, "who": "a"}], x="n", y="ms", series="who", styles={})
-    ['a']
-    """
-    if hasattr(rows, "to_dict"):
-        rows = rows.to_dict("records")
-    keys = [series] if isinstance(series, str) else list(series)
-    groups: dict[str, list[dict]] = {}
-    for r in rows:
-        groups.setdefault(" / ".join(str(r[c]) for c in keys), []).append(r)
-    names = [s for s in styles if s in groups] or list(groups)
-    for j, name in enumerate(names):
-        pts = sorted((r for r in groups[name] if r.get(y) is not None and r[y] == r[y]), key=lambda r: r[x])
-        if not pts:
-            continue
-        style = dict(styles.get(name) or {"color": PALETTE[j % 5], "marker": "os^Dv"[j % 5],
-                                          "linestyle": ("-", "--", ":", "-.")[j % 4]})
-        label = style.pop("label").format(**pts[0]) if "label" in style else name
-        xs, ys = [r[x] for r in pts], [r[y] for r in pts]
-        if interval:
-            yerr = [[r["rate"] - r["low"] for r in pts], [r["high"] - r["rate"] for r in pts]]
-            ax.errorbar(xs, ys, yerr=yerr, capsize=3, label=label, **style)
-        else:
-            ax.plot(xs, ys, label=label, **style)
-    return names
 
 
 #: The linking systems :func:`linking_recall` compares, in display order.
