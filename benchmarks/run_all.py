@@ -9,7 +9,7 @@ writes CSV files and plots into ``--out`` (default ``_build/benchmarks``):
 ``retrieval_latency.py``   Graph RAG vs flat RAG retrieval latency per question, no model call
 ``model_throughput.py``    local model prompt/generation tokens per second (a few real calls),
                            extraction time per document from the recorded calls
-``scaling_retrieval.py``   retrieval quality as the corpus grows (when present)
+``scaling_retrieval.py``   retrieval quality as the corpus grows
 ``book_build.py``          book execution time warm vs cold, model calls on a warm rebuild
                            (only with ``--include-book``: it executes every chapter)
 =========================  ====================================================================
@@ -35,15 +35,6 @@ HERE = Path(__file__).resolve().parent
 ORDER = ["traversal", "retrieval_latency", "model_throughput", "scaling_retrieval", "book_build"]
 
 
-def _accepts(script: Path, flag: str) -> bool:
-    try:
-        out = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
-                             timeout=120, cwd=ROOT).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return flag in out
-
-
 def main(argv: list[str] | None = None) -> int:
     p = _common.parser(__doc__)
     p.add_argument("--only", default=None, help=f"comma-separated subset of {', '.join(ORDER)}")
@@ -63,17 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = []
     t_all = time.perf_counter()
     for name in names:
-        script = HERE / f"{name}.py"
-        if not script.is_file():
-            print(f"\n##### {name}: not present, skipped", flush=True)
-            summary.append({"benchmark": name, "seconds": 0.0, "status": "not present"})
-            continue
-        cmd = [sys.executable, str(script)]
-        own = name != "scaling_retrieval"      # scripts of this folder share the same options
-        if own or _accepts(script, "--out"):
-            cmd += ["--out", str(out)]
-        if args.full and (own or _accepts(script, "--full")):
-            cmd.append("--full")
+        # every script takes _common's --out and --full
+        cmd = [sys.executable, str(HERE / f"{name}.py"), "--out", str(out)] + (["--full"] if args.full else [])
         if name == "model_throughput" and args.no_live:
             cmd.append("--no-live")
         print(f"\n##### {name}: {' '.join(Path(c).name if i < 2 else c for i, c in enumerate(cmd))}", flush=True)
@@ -93,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         for f in sorted(out.glob("bench_*.png")):
             shutil.copy2(f, images / f.name)
         print(f"published the CSV files to {data.relative_to(ROOT)} and the plots to {images.relative_to(ROOT)}")
-    return 0 if all(s["status"] in ("ok", "not present") for s in summary) else 1
+    return 0 if all(s["status"] == "ok" for s in summary) else 1
 
 
 if __name__ == "__main__":

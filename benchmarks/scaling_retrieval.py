@@ -44,16 +44,18 @@ from pathlib import Path
 import _common
 from _common import ROOT, print_table, save_figure, write_csv
 
+from gaba.data.benchmarks import PUBLIC_DIR, PUBLIC_FILES
+from gaba.data.synthetic import make_scaling_corpus
+from gaba.data.tradewire import make_trade_corpus
+
 SMALL_SIZES = [14, 140, 1_400]
 FULL_SIZES = [14, 140, 1_400, 14_000]
 #: Documents whose embeddings live in the book's cache; the rest go to the side cache.
 BOOK_CACHE_DOCS = 1_400
-#: The generators compared: name -> (module, function, CSV file name, plot title).
+#: The generators compared: name -> (generator, CSV file name, plot title).
 GENERATORS = {
-    "company": ("gaba.data.synthetic", "make_scaling_corpus", "scaling_retrieval.csv",
-                "The book's company news"),
-    "trade": ("gaba.data.tradewire", "make_trade_corpus", "scaling_retrieval_trade.csv",
-              "Trade wire (independent generator)"),
+    "company": (make_scaling_corpus, "scaling_retrieval.csv", "The book's company news"),
+    "trade": (make_trade_corpus, "scaling_retrieval_trade.csv", "Trade wire (independent generator)"),
 }
 #: Ranking methods measured besides the main one.
 OTHER_METHODS = ("embedding", "lexical", "relation", "ppr", "hop")
@@ -61,16 +63,7 @@ PUBLISHED = ROOT / "assets" / "data" / "bench"
 PUBLISHED_WIKI_CSV = PUBLISHED / "scaling_retrieval_2wiki.csv"
 
 
-def _generator(name: str):
-    import importlib
-
-    module, function, _, _ = GENERATORS[name]
-    return getattr(importlib.import_module(module), function)
-
-
 def wiki_default() -> Path:
-    from gaba.data.benchmarks import PUBLIC_DIR, PUBLIC_FILES
-
     return PUBLIC_DIR / PUBLIC_FILES["2wiki"]
 
 
@@ -124,7 +117,7 @@ def run_scaling(name: str, sizes, *, budget: int, method: str, side_cache: Path,
 
     import pandas as pd
 
-    generator = _generator(name)
+    generator = GENERATORS[name][0]
     embed = split_embedder(side_cache, generator)
     frames = []
     for group in ([n for n in sizes if n <= BOOK_CACHE_DOCS], [n for n in sizes if n > BOOK_CACHE_DOCS]):
@@ -139,7 +132,7 @@ def run_scaling(name: str, sizes, *, budget: int, method: str, side_cache: Path,
     summary.insert(0, "generator", name)
     rows = [{**r, "system": r["system"].replace("N", str(budget))} for r in summary.to_dict("records")]
     print_table(rows, ["generator", "size", "system", "n", "rate", "low", "high", "facts", "words", "ms"],
-                f"{GENERATORS[name][3]}: both facts of a two-hop chain retrieved "
+                f"{GENERATORS[name][2]}: both facts of a two-hop chain retrieved "
                 f"(budget {budget} facts, main method {method})")
     ranked = df[df["system"] == "2-hop, ranked N"]
     print(f"\nranking ({method}, embeddings cached): mean {ranked['ms'].mean():.1f} ms, "
@@ -214,14 +207,14 @@ def main(argv=None) -> int:
                                  side_cache=args.side_cache, flat=not args.no_flat)
         rows = summary.to_dict("records")
         if args.no_flat and args.publish:
-            rows = _published_flat_rows(GENERATORS[name][2], sizes) + rows
-        csv_path = write_csv(rows, out / GENERATORS[name][2])
+            rows = _published_flat_rows(GENERATORS[name][1], sizes) + rows
+        csv_path = write_csv(rows, out / GENERATORS[name][1])
         import pandas as pd
 
         summary = pd.DataFrame(rows)
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
         plot_scaling(summary, axes=axes)
-        fig.suptitle(f"{GENERATORS[name][3]}, 50 two-hop questions, budget {args.budget} facts", fontsize=10)
+        fig.suptitle(f"{GENERATORS[name][2]}, 50 two-hop questions, budget {args.budget} facts", fontsize=10)
         png = save_figure(fig, out / f"bench_scaling_retrieval_{name}.png")
         written += [csv_path, png]
     wiki = run_2wiki(args.wiki or wiki_default())

@@ -187,28 +187,18 @@ def plot_retrieval(summary, ax=None, *, x: str = "size", y: str = "rate", hue: s
     return ax
 
 
-def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], hops: int = 2,
-                     k: int = 2, embed: Callable | None = None):
+def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], hops: int = 2, k: int = 2):
     """Did each system's retrieval hand over the gold evidence? Retrieval only, no model call.
 
     For each answerable case with ``evidence`` (``(subject, relation, object, doc_id)``), a gold
     fact counts for the graph when a fact within ``hops`` joins its two entities (either way,
     any label), and for flat when its document is among the ``k`` that
-    :func:`gaba.rag.flat_retrieve` (or ``embed``) returns. Returns one row per case: ``case,
-    kind, graph_recall, graph_has_evidence, graph_facts, flat_recall, flat_has_evidence``.
+    :func:`gaba.rag.flat_retrieve` returns. Returns one row per case: ``case, kind,
+    graph_recall, graph_has_evidence, graph_facts, flat_recall, flat_has_evidence``.
     """
     import pandas as pd
 
     docs = list(documents)
-    if embed is None:
-        def top_k(question):
-            return [d["id"] for d in rag.flat_retrieve(question, k, documents=docs)]
-    else:
-        matrix = embed([d["text"] for d in docs], kind="passage")
-
-        def top_k(question):
-            qv = embed([question], kind="query")[0]
-            return [docs[j]["id"] for j in cosine_top_k(qv, matrix, min(k, len(docs)))]
     rows = []
     for i, case in enumerate(cases):
         if not case.answerable or not case.evidence:
@@ -219,7 +209,8 @@ def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], 
         pairs = {frozenset((_norm(s), _norm(o))) for s, _, o in facts}
         gold_pairs = [frozenset((_norm(e[0]), _norm(e[2]))) for e in case.evidence]
         g_recall = sum(p in pairs for p in gold_pairs) / len(gold_pairs)
-        f_recall = evidence_recall(top_k(case.question), [e[3] for e in case.evidence])
+        top_k = [d["id"] for d in rag.flat_retrieve(case.question, k, documents=docs)]
+        f_recall = evidence_recall(top_k, [e[3] for e in case.evidence])
         rows.append({"case": cid, "kind": case.kind, "graph_recall": g_recall,
                      "graph_has_evidence": g_recall == 1.0, "graph_facts": len(facts),
                      "flat_recall": f_recall, "flat_has_evidence": f_recall == 1.0})

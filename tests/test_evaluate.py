@@ -375,11 +375,15 @@ def test_plot_retrieval():
         plot_retrieval(s, x="budget")
 
 
-def test_context_evidence_on_the_gold_news_graph():
+def test_context_evidence_on_the_gold_news_graph(monkeypatch):
     import networkx as nx
 
+    from gaba import embed, rag
     from gaba.data.news import load_documents, load_gold_triples
     from gaba.retrieval_eval import context_evidence
+
+    monkeypatch.setattr(embed, "embed_texts", bag_of_words)    # flat_retrieve without the model
+    monkeypatch.setattr(rag, "_doc_cache", {})
 
     gold = load_gold_triples()
     G = nx.MultiDiGraph()
@@ -402,13 +406,13 @@ def test_context_evidence_on_the_gold_news_graph():
                        fact("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors"),
                        fact("Helio Capital", "INVESTS_IN", "Aurora Cell Works")]),
     ]
-    df = context_evidence(cases, G, documents=load_documents(), hops=2, k=2, embed=bag_of_words)
+    df = context_evidence(cases, G, documents=load_documents(), hops=2, k=2)
     assert df.case.tolist() == ["t1", "h3"]  # unanswerable cases have no evidence to find
     row = df.set_index("case")
     assert row.loc["t1", "graph_has_evidence"]
     assert row.loc["h3", "graph_recall"] == pytest.approx(2 / 3)  # the third fact is a third hop
     assert 0 <= row.loc["t1", "flat_recall"] <= 1
-    deeper = context_evidence(cases, G, documents=load_documents(), hops=3, embed=bag_of_words)
+    deeper = context_evidence(cases, G, documents=load_documents(), hops=3)
     assert deeper.set_index("case").loc["h3", "graph_has_evidence"]
 
 
