@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 import _common
 from _common import ROOT, print_table, write_csv
@@ -95,22 +96,14 @@ def run_notebook(path: Path, *, timeout: int, env: dict[str, str]) -> dict:
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(INSTRUMENT))
     nb.cells.append(nbformat.v4.new_code_cell(REPORT))
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
     error = None
     t0 = time.perf_counter()
-    try:
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                                resources={"metadata": {"path": str(path.parent)}})
-        client.execute()
-    except CellExecutionError as exc:
-        error = (getattr(exc, "ename", "") or "error") + ": " + str(getattr(exc, "evalue", exc))[:200]
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with mock.patch.dict(os.environ, env):           # the kernel inherits them
+        try:
+            NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                           resources={"metadata": {"path": str(path.parent)}}).execute()
+        except CellExecutionError as exc:
+            error = (getattr(exc, "ename", "") or "error") + ": " + str(getattr(exc, "evalue", exc))[:200]
     seconds = time.perf_counter() - t0
     report = {}
     for out in nb.cells[-1].get("outputs", []):

@@ -36,10 +36,12 @@ Usage::
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
 from pathlib import Path
+from unittest import mock
 
 import _common
 from _common import ROOT, print_table, save_figure, write_csv
@@ -88,31 +90,18 @@ def split_embedder(side_cache: Path, generator, *, seed: int = 0, n_questions: i
     return embed
 
 
-class side:
+@contextlib.contextmanager
+def side(folder: Path):
     """Within the block, new embeddings go to ``folder`` (which also reads the book's cache)."""
+    from gaba import embed as E
 
-    def __init__(self, folder: Path):
-        self.folder = folder
-
-    def __enter__(self):
-        from gaba import embed as E
-
-        self.old = os.environ.get("GABA_EMBED_CACHE")
-        book = E.cache_dir()
-        os.environ["GABA_EMBED_CACHE"] = str(self.folder)
+    book = E.cache_dir()
+    with mock.patch.dict(os.environ, {"GABA_EMBED_CACHE": str(folder)}):
         E._memory.setdefault(str(E.cache_dir()), {}).update(E._load(book))   # read-through
-        return self
-
-    def __exit__(self, *exc):
-        if self.old is None:
-            os.environ.pop("GABA_EMBED_CACHE", None)
-        else:
-            os.environ["GABA_EMBED_CACHE"] = self.old
+        yield
 
 
 def run_scaling(name: str, sizes, *, budget: int, method: str, side_cache: Path, flat: bool = True):
-    import contextlib
-
     from gaba.scaling import scaling_experiment, summarize_scaling
 
     import pandas as pd

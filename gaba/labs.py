@@ -182,11 +182,10 @@ def _check_tradeoff(df) -> Check:
     d = df.sort_values("hops")
     if list(d["hops"]) != [1, 2, 3, 4]:
         return Check(name, False, f"one row per hop count 1, 2, 3, 4; found hops {list(d['hops'])}")
-    if any(b < a for a, b in zip(d["facts"], d["facts"][1:])) or any(
-            b < a for a, b in zip(d["tokens"], d["tokens"][1:])):
+    if not (d["facts"].is_monotonic_increasing and d["tokens"].is_monotonic_increasing):
         return Check(name, False, "facts and tokens cannot shrink as hops grow: a deeper traversal "
                                   "contains the shallower one")
-    if not all(0 <= r <= 1 for r in d["relevant"]):
+    if not d["relevant"].between(0, 1).all():
         return Check(name, False, "'relevant' is a fraction of the facts gathered, between 0 and 1")
     return Check(name, True)
 

@@ -69,21 +69,18 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
     import pandas as pd
     from tqdm.auto import tqdm
 
-    if generator is None:
-        generator = make_scaling_corpus
+    generator = generator or make_scaling_corpus
+    embed = embed or _embedding.embed_texts
     if isinstance(sizes, int):
         sizes = [sizes]
     sizes = sorted({int(s) for s in sizes})
     if not sizes or sizes[0] < 2:
         raise ValueError(f"sizes must be document counts of at least 2, got {sizes!r}")
-    _check_ranking("q", budget, method)
-    for m in methods:
+    for m in [method, *methods]:
         _check_ranking("q", budget, m)
     others = [m for m in dict.fromkeys(methods) if m != method]
     if k < 1 or hops < 1:
         raise ValueError(f"k and hops must be at least 1, got k={k}, hops={hops}")
-    if embed is None:
-        embed = _embedding.embed_texts
     largest = generator(sizes[-1], n_questions=n_questions, seed=seed)
     texts = {d["id"]: d["text"] for d in largest.documents}
     vectors = dict(zip(texts, embed(list(texts.values()), kind="passage"))) if flat else {}
