@@ -79,14 +79,10 @@ def print_table(rows: list[dict], columns: list[str], title: str) -> None:
 def write_csv(rows: list[dict], path: Path) -> Path:
     """Write rows (union of their keys, in first-seen order) to a CSV file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    columns: list[str] = []
-    for r in rows:
-        columns += [k for k in r if k not in columns]
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=columns)
+        w = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for r in rows for k in r)), restval="")
         w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in columns})
+        w.writerows(rows)                          # csv writes None as an empty field
     return path
 
 
