@@ -247,10 +247,9 @@ def main(argv: list[str] | None = None) -> int:
                              "value": statistics.mean(r["load_avg"] for r in live), "n": len(live)})
             prompt_rates = [r["prompt_tok_s"] for r in live if r["probe"] == "prompt"]
             gen_rates = [r["gen_tok_s"] for r in live if r["probe"] == "generation"]
-            rows_out += [{"source": "live", "metric": "prompt tokens/s (best)", "value": max(prompt_rates), "n": len(prompt_rates)},
-                         {"source": "live", "metric": "prompt tokens/s (median)", "value": statistics.median(prompt_rates), "n": len(prompt_rates)},
-                         {"source": "live", "metric": "generation tokens/s (best)", "value": max(gen_rates), "n": len(gen_rates)},
-                         {"source": "live", "metric": "generation tokens/s (median)", "value": statistics.median(gen_rates), "n": len(gen_rates)}]
+            rows_out += [{"source": "live", "metric": f"{probe} tokens/s ({stat})", "value": f(rates), "n": len(rates)}
+                         for probe, rates in (("prompt", prompt_rates), ("generation", gen_rates))
+                         for stat, f in (("best", max), ("median", statistics.median))]
             write_csv(live, out / "model_throughput_live.csv")
             if args.extractions > 0:
                 ex = live_extraction(args.extractions)

@@ -231,9 +231,8 @@ def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
         raise ValueError("linking_recall needs examples with evidence triples (2WikiMultiHopQA)")
     G = to_graph(examples)
     merged, mapping = merge_equivalent_nodes(G)
-    systems = dict(zip(LINKING_SYSTEMS, (
-        (G, lambda q, g: find_entities(q, g)), (merged, lambda q, g: find_entities(q, g)),
-        (G, lambda q, g: link_entities(q, g).names), (merged, lambda q, g: link_entities(q, g).names))))
+    exact, linked = find_entities, lambda q, g: link_entities(q, g).names
+    systems = dict(zip(LINKING_SYSTEMS, ((G, exact), (merged, exact), (G, linked), (merged, linked))))
     rows = []
     for name, (graph, link) in systems.items():
         m = mapping if graph is merged else {}
