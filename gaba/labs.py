@@ -275,15 +275,11 @@ def _read_rates(rates) -> dict:
 
 def _check_rates(results, rates) -> list[Check]:
     r = _read_rates(rates)
-    ans = results[results["answerable"].astype(bool)]
-    una = results[~results["answerable"].astype(bool)]
-    k_ans, n_ans = int((~ans["abstained"].astype(bool)).sum()), len(ans)
-    k_abs, n_abs = int(una["abstained"].astype(bool).sum()), len(una)
-    k_all_ans = int((~results["abstained"].astype(bool)).sum())
-    k_all_abs = int(results["abstained"].astype(bool).sum())
+    answerable, abstained = results["answerable"].astype(bool), results["abstained"].astype(bool)
     checks = []
-    for label, key, k, n, k_all in [("answer rate (over answerable trials only)", "answer", k_ans, n_ans, k_all_ans),
-                                    ("abstain rate (over unanswerable trials only)", "abstain", k_abs, n_abs, k_all_abs)]:
+    for label, key, hit, among in [("answer rate (over answerable trials only)", "answer", ~abstained, answerable),
+                                   ("abstain rate (over unanswerable trials only)", "abstain", abstained, ~answerable)]:
+        k, n, k_all = int((hit & among).sum()), int(among.sum()), int(hit.sum())
         got, got_n = r.get(f"{key}_rate"), r.get(f"{key}_n")
         want = k / n if n else float("nan")
         if got is None:
