@@ -10,7 +10,7 @@ import unicodedata
 
 from .names import fold
 
-__all__ = ["fold", "token_spans", "phrase_key", "strip_diacritics", "name_tokens", "NAME_STOP",
+__all__ = ["fold", "token_spans", "phrase_key", "strip_diacritics", "name_tokens", "comma_head", "NAME_STOP",
            "STOP_WORDS", "word_stems"]
 
 _HONORIFICS = frozenset("""mr mrs ms miss dr prof professor sir dame lady lord saint st rev
@@ -54,6 +54,17 @@ def name_tokens(name: str) -> list[str]:
     text = re.sub(r"['\u2019]s\b", "", text)
     words = [strip_diacritics(w) for w in re.findall(r"\w+", fold(text))]
     return [w for w in words if w not in NAME_STOP and w not in _HONORIFICS]
+
+
+def comma_head(name: str) -> list[str] | None:
+    """The :func:`name_tokens` before a comma title, or None for a name without a comma.
+
+    Examples
+    --------
+    >>> comma_head("Thomas Stanley, 1st Earl of Derby"), comma_head("Derby")
+    (['thomas', 'stanley'], None)
+    """
+    return name_tokens(name.split(",")[0]) if "," in name else None
 
 
 #: Generic English function words and question words, skipped when words are compared.
