@@ -110,10 +110,11 @@ def evaluate_aliases(table: dict[str, str], gold: dict[str, str] | None = None):
                      "correct": got is not None and got.lower() == expected.lower()})
     df = pd.DataFrame(rows)
     # what a name should resolve to: its gold entity; a gold entity's own name, itself
-    expected = {**{v.lower(): v.lower() for v in gold.values()}, **{k.lower(): v.lower() for k, v in gold.items()}}
+    target = {v.lower(): v.lower() for v in gold.values()}
+    target.update((k.lower(), v.lower()) for k, v in gold.items())
     keys = {k: normalize_name(k).lower() for k in table}
     merges = {k: v for k, v in table.items() if keys[k] != v.lower()}
-    wrong = [k for k, v in merges.items() if expected.get(keys[k]) != v.lower()]
+    wrong = [k for k, v in merges.items() if target.get(keys[k]) != v.lower()]
     summary = {"gold": len(gold), "resolved": int(df["correct"].sum()),
                "recall": float(df["correct"].mean()) if len(df) else float("nan"),
                "merges": len(merges), "wrong_merges": len(wrong),
