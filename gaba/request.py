@@ -47,6 +47,12 @@ def schema_relations(schema: Any) -> dict[str, str]:
     return rels
 
 
+def _facts_answer(item: dict) -> dict:
+    """The JSON schema of an answer ``{"facts": [item, ...]}`` of at most :data:`MAX_FACTS` items."""
+    return {"type": "object", "properties": {"facts": {"type": "array", "maxItems": MAX_FACTS, "items": item}},
+            "required": ["facts"], "additionalProperties": False}
+
+
 def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
     """The JSON schema of a schema-guided extraction answer (``relation`` is an enum).
 
@@ -57,22 +63,17 @@ def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
     >>> extraction_schema()["properties"]["facts"]["items"]["required"]
     ['evidence', 'subject', 'relation', 'object']
     """
-    return {
+    return _facts_answer({
         "type": "object",
-        "properties": {"facts": {"type": "array", "maxItems": MAX_FACTS, "items": {
-            "type": "object",
-            "properties": {
-                "evidence": {"type": "string"},
-                "subject": {"type": "string"},
-                "relation": {"type": "string", "enum": list(schema_relations(schema))},
-                "object": {"type": "string"},
-                "verb": {"type": "string"},
-            },
-            "required": ["evidence", "subject", "relation", "object"],
-            "additionalProperties": False}}},
-        "required": ["facts"],
-        "additionalProperties": False,
-    }
+        "properties": {
+            "evidence": {"type": "string"},
+            "subject": {"type": "string"},
+            "relation": {"type": "string", "enum": list(schema_relations(schema))},
+            "object": {"type": "string"},
+            "verb": {"type": "string"},
+        },
+        "required": ["evidence", "subject", "relation", "object"],
+        "additionalProperties": False})
 
 
 def _rows() -> bool:
@@ -100,12 +101,7 @@ def open_extraction_schema(names: Sequence[str] | None = None, *, rows: bool = F
     else:
         item = {"type": "object", "properties": fields, "required": list(ROW_FIELDS),
                 "additionalProperties": False}
-    return {
-        "type": "object",
-        "properties": {"facts": {"type": "array", "maxItems": MAX_FACTS, "items": item}},
-        "required": ["facts"],
-        "additionalProperties": False,
-    }
+    return _facts_answer(item)
 
 
 def facts_from_rows(facts: Any) -> Any:
