@@ -86,7 +86,13 @@ def lower_words(name: str) -> list[str]:
 
 
 def whole_words(phrase: str) -> str:
-    """A regular expression matching ``phrase`` (literally) not inside a longer word."""
+    """A regular expression matching ``phrase`` (literally) not inside a longer word.
+
+    Examples
+    --------
+    >>> [bool(re.search(whole_words("Acme"), t)) for t in ("Acme's vans", "Acmeco")]
+    [True, False]
+    """
     return rf"(?<!\w){re.escape(phrase)}(?!\w)"
 
 
