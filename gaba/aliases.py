@@ -37,11 +37,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
     """
     names = [n for n in names if isinstance(n, str)]
     doc_names: list[str] = []
-    if documents is not None:
-        docs = documents if (isinstance(documents, list) and documents and isinstance(documents[0], dict)
-                             and "text" in documents[0]) else load_documents(documents)
-        for d in docs:
-            doc_names.extend(capitalised_names(d["text"], extended_titles=extended_titles))
+    for d in load_documents(documents) if documents is not None else ():
+        doc_names.extend(capitalised_names(d["text"], extended_titles=extended_titles))
     # display form of each normalised, case-folded name: the most frequent spelling
     spellings: dict[str, Counter] = {}
     for n in list(names) + doc_names:
@@ -112,13 +109,12 @@ def evaluate_aliases(table: dict[str, str], gold: dict[str, str] | None = None):
         rows.append({"alias": alias, "expected": expected, "resolved": got,
                      "correct": got is not None and got.lower() == expected.lower()})
     df = pd.DataFrame(rows)
-    canonical = {v.lower() for v in gold.values()}
-    gold_low = {k.lower(): v.lower() for k, v in gold.items()}
-    merges = {k: v for k, v in table.items() if normalize_name(k).lower() != v.lower()}
-    wrong = {k: v for k, v in merges.items()
-             if gold_low.get(normalize_name(k).lower(),
-                             normalize_name(k).lower() if normalize_name(k).lower() in canonical
-                             else None) != v.lower()}
+    # what a name should resolve to: its gold entity; a gold entity's own name, itself
+    target = {v.lower(): v.lower() for v in gold.values()}
+    target.update((k.lower(), v.lower()) for k, v in gold.items())
+    keys = {k: normalize_name(k).lower() for k in table}
+    merges = {k: v for k, v in table.items() if keys[k] != v.lower()}
+    wrong = [k for k, v in merges.items() if target.get(keys[k]) != v.lower()]
     summary = {"gold": len(gold), "resolved": int(df["correct"].sum()),
                "recall": float(df["correct"].mean()) if len(df) else float("nan"),
                "merges": len(merges), "wrong_merges": len(wrong),

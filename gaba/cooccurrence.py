@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 
 from .data.triple import Triple
-from .names import candidate_names
+from .names import candidate_names, find_mentions, whole_words
 from .passages import split_sentences
 from .validate import normalize_predicate
 
@@ -17,16 +17,6 @@ from .validate import normalize_predicate
 COOCCURRENCE_RELATION = "mentioned_with"
 #: At most this many words between two names become the edge's relation ("A married B" -> ``married``).
 COOCCURRENCE_MAX_WORDS = 6
-
-
-def _maximal_mentions(sentence: str, names: Iterable[str]) -> list[str]:
-    """The names written in ``sentence`` in reading order, longest first where two overlap."""
-    spans: list[tuple[int, int, str]] = []
-    for n in sorted(set(names), key=lambda n: (-len(n), n)):
-        for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w])", sentence):
-            if not any(a < m.end() and m.start() < b for a, b, _ in spans):
-                spans.append((m.start(), m.end(), n))
-    return [n for _, _, n in sorted(spans)]
 
 
 def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[Triple]:
@@ -49,17 +39,16 @@ def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[
     out: list[Triple] = []
     seen: set[tuple[str, str]] = set()
     for sentence in split_sentences(text):
-        found = list(dict.fromkeys(_maximal_mentions(sentence, names)))
+        found = list(dict.fromkeys(n for *_, n in find_mentions(sentence, names)))
         for i, a in enumerate(found):
             for b in found[i + 1:]:
                 if (a, b) in seen or (b, a) in seen:
                     continue
                 seen.add((a, b))
-                m = re.search(rf"(?<![\w]){re.escape(a)}(?![\w])(.*?)(?<![\w]){re.escape(b)}(?![\w])",
-                              sentence)
+                m = re.search(f"{whole_words(a)}(.*?){whole_words(b)}", sentence)
                 between = m.group(1) if m else ""
                 words = re.findall(r"[^\W_]+", between)
-                short = 0 < len(words) <= COOCCURRENCE_MAX_WORDS and not _maximal_mentions(between, found)
+                short = 0 < len(words) <= COOCCURRENCE_MAX_WORDS and not find_mentions(between, found)
                 rel = normalize_predicate(between) if short else ""
                 out.append(Triple(a, rel or COOCCURRENCE_RELATION, b, str(doc["id"]), sentence))
     return out

@@ -6,7 +6,6 @@ NetworkX graph or a :class:`gaba.store.FalkorStore`.
 """
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from .errors import EntityNotFound
-from .names import fold
+from .names import find_mentions, fold
 
 __all__ = ["name_key", "build_name_table", "name_table", "resolve_entity", "suggest", "find_entities",
            "node_aliases", "check_graph", "is_store", "per_graph"]
@@ -151,17 +150,5 @@ def find_entities(question: str, G) -> list[str]:
         check_graph(G)
     if not isinstance(question, str):
         raise TypeError(f"question must be a string, got {type(question).__name__}")
-    text = fold(question)
     table = name_table(G, refresh=True)     # the graph's names now (a chapter may add aliases)
-    taken = [False] * len(text)
-    found: list[tuple[int, str]] = []
-    for surface in sorted(table, key=lambda s: (-len(s), s)):
-        if not surface:
-            continue
-        pattern = re.compile(r"(?<!\w)" + re.escape(surface) + r"(?!\w)")
-        for m in pattern.finditer(text):
-            if any(taken[m.start():m.end()]):
-                continue
-            taken[m.start():m.end()] = [True] * (m.end() - m.start())
-            found.append((m.start(), table[surface]))
-    return list(dict.fromkeys(node for _, node in sorted(found, key=lambda t: t[0])))
+    return list(dict.fromkeys(table[key] for *_, key in find_mentions(fold(question), table)))

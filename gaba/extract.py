@@ -39,11 +39,6 @@ class Extraction:
     wall_seconds: float = 0.0              # wall time of the whole extraction
     concurrency: int = 1                   # model calls that were allowed in flight
 
-    @property
-    def extracted(self) -> int:
-        """Documents extracted in this run (not from the cache) that succeeded."""
-        return self.cache.get("misses", 0) - len(self.failed)
-
     def summary(self) -> str:
         """One line: documents, how many extracted/cached/failed, seconds and documents/s."""
         return extraction_summary(self.cache.get("hits", 0) + self.cache.get("misses", 0), self.cache,

@@ -78,7 +78,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     for t in triples:
         for n, ty in ((t.subject, t.subject_type), (t.object, t.object_type)):
             if n not in G:
-                G.add_node(n, aliases=[])
+                G.add_node(n, aliases=set())
             if ty:
                 types.setdefault(n, Counter())[ty] += 1
         if G.has_edge(t.subject, t.object, key=t.relation):
@@ -92,8 +92,8 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
             attrs["rule"] = "co-occurrence"
         G.add_edge(t.subject, t.object, key=t.relation, **attrs)
     for alias, canonical in table.items():
-        if canonical in G and alias != canonical and alias not in G.nodes[canonical]["aliases"]:
-            G.nodes[canonical]["aliases"].append(alias)
+        if canonical in G and alias != canonical:
+            G.nodes[canonical]["aliases"].add(alias)
     for n, c in types.items():
         G.nodes[n]["type"] = min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
     _add_titled_aliases(G, docs, extended=schema is None)
@@ -119,8 +119,7 @@ def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
         for m in re.finditer(rf"\b([A-Z][\w'’-]*)\.?\s+{re.escape(n)}\b", text):
             alias = m.group(0)
             if m.group(1).lower() in TITLES or (extended and strip_title(alias, extended=True) == n):
-                if alias not in data["aliases"]:
-                    data["aliases"].append(alias)
+                data["aliases"].add(alias)
 
 
 def graph_triples(G, *, rules: bool = True) -> list[Triple]:

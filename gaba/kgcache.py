@@ -11,8 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import llm
-from .cache import cache_path
+from . import cache, llm
 from .config import ASSETS
 from .fileio import atomic_write_text
 from .request import extraction_request, prompt_version
@@ -63,8 +62,5 @@ def recorded_seconds(resp) -> float:
     """Model seconds of a response: its wall time, or the time recorded in the LLM cache."""
     if not resp.cached:
         return round(resp.seconds, 3)
-    try:
-        entry = json.loads(cache_path(resp.key).read_text(encoding="utf-8"))
-        return float(entry["response"].get("seconds", 0.0))
-    except (OSError, ValueError, KeyError, TypeError):
-        return 0.0
+    entry = cache.read_entry(resp.key)
+    return float(entry["response"].get("seconds", 0.0)) if entry else 0.0

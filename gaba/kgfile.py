@@ -10,7 +10,18 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GabaError
-from .fileio import atomic_writer
+from .fileio import atomic_write_text, atomic_writer
+
+
+def _json_values(G, *, decode: bool = False) -> None:
+    """Write the list, dict and None attributes of ``G`` (graph, nodes, edges) as ``"json:..."``
+    text, which GraphML can store, or with ``decode=True`` read them back."""
+    for d in (G.graph, *(d for _, d in G.nodes(data=True)), *(d for *_, d in G.edges(data=True))):
+        for k, v in d.items():
+            if decode and isinstance(v, str) and v.startswith("json:"):
+                d[k] = json.loads(v[5:])
+            elif not decode and (v is None or isinstance(v, (list, tuple, dict))):
+                d[k] = "json:" + json.dumps(v, ensure_ascii=False)
 
 
 def save_graph(G, path: str | Path) -> Path:
@@ -28,25 +39,15 @@ def save_graph(G, path: str | Path) -> Path:
     """
     import networkx as nx
 
-    def encode(d: dict) -> None:
-        for k, v in list(d.items()):
-            if isinstance(v, (list, dict)):
-                d[k] = "json:" + json.dumps(v, ensure_ascii=False)
-
     path = Path(path)
-    with atomic_writer(path, binary=True) as f:
-        if path.suffix.lower() == ".graphml":
-            H = G.copy()
-            for _, d in H.nodes(data=True):
-                encode(d)
-            for *_, d in H.edges(keys=True, data=True) if H.is_multigraph() else H.edges(data=True):
-                encode(d)
-            H.graph = {k: (v if isinstance(v, (str, int, float, bool)) else
-                           "json:" + json.dumps(v, ensure_ascii=False)) for k, v in H.graph.items()}
+    if path.suffix.lower() == ".graphml":
+        H = G.copy()
+        _json_values(H)
+        with atomic_writer(path, binary=True) as f:
             nx.write_graphml(H, f)
-        else:
-            data = nx.node_link_data(G, edges="edges")
-            f.write((json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode())
+    else:
+        data = nx.node_link_data(G, edges="edges")
+        atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return path
 
 
@@ -60,22 +61,10 @@ def load_graph(path: str | Path):
     path = Path(path)
     if not path.is_file():
         raise GabaError(f"no graph file at {path}; write one with save_graph(G, path).")
-
-    def decode(d: dict) -> None:
-        for k, v in list(d.items()):
-            if isinstance(v, str) and v.startswith("json:"):
-                d[k] = json.loads(v[5:])
-
     try:
         if path.suffix.lower() == ".graphml":
-            G = nx.read_graphml(path, force_multigraph=True)
-            if not G.is_directed():
-                G = nx.MultiDiGraph(G)
-            for _, d in G.nodes(data=True):
-                decode(d)
-            for *_, d in G.edges(keys=True, data=True):
-                decode(d)
-            decode(G.graph)
+            G = nx.MultiDiGraph(nx.read_graphml(path, force_multigraph=True))
+            _json_values(G, decode=True)
         else:
             data = json.loads(path.read_text(encoding="utf-8"))
             _check_node_link(data)

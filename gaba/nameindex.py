@@ -14,9 +14,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+import networkx as nx
+
 from . import embed
 from .entities import node_aliases, per_graph
-from .words import name_tokens, phrase_key
+from .words import comma_head, name_tokens, phrase_key
 
 __all__ = ["NameIndex", "name_index"]
 
@@ -45,10 +47,9 @@ class NameIndex:
         for node in names:
             words = name_tokens(node)
             self.words[node] = words
-            if "," in node:   # "Thomas Stanley, 1st Earl of Derby" is also "Thomas Stanley"
-                head = name_tokens(node.split(",")[0])
-                if len(head) >= 2 and head != words:
-                    self.heads[node] = head
+            head = comma_head(node)     # "Thomas Stanley, 1st Earl of Derby" is also "Thomas Stanley"
+            if head and len(head) >= 2 and head != words:
+                self.heads[node] = head
             for w in set(words):
                 df[w] += 1
                 self.by_word[w].add(node)
@@ -70,11 +71,7 @@ class NameIndex:
 
     def neighbours(self, node) -> set[str]:
         """The names of the nodes joined to ``node`` in either direction."""
-        G = self.G
-        out = set(G.successors(node)) if G.is_directed() else set(G.neighbors(node))
-        if G.is_directed():
-            out |= set(G.predecessors(node))
-        return {str(x) for x in out}
+        return {str(x) for x in nx.all_neighbors(self.G, node)}
 
     def relations(self, node) -> set[str]:
         """The relations of the edges at ``node``: ``relation`` attributes and string edge keys."""

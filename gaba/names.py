@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 from nameparser.config.titles import TITLES as _nameparser_titles
 
@@ -84,6 +85,34 @@ def lower_words(name: str) -> list[str]:
     return re.findall(r"[\w&-]+", name.lower())
 
 
+def whole_words(phrase: str) -> str:
+    """A regular expression matching ``phrase`` (literally) not inside a longer word.
+
+    Examples
+    --------
+    >>> [bool(re.search(whole_words("Acme"), t)) for t in ("Acme's vans", "Acmeco")]
+    [True, False]
+    """
+    return rf"(?<!\w){re.escape(phrase)}(?!\w)"
+
+
+def find_mentions(text: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:
+    """Where ``phrases`` are written in ``text`` as whole words: ``(start, end, phrase)`` in reading
+    order. Longer phrases are matched first, and text one claimed is not matched again.
+
+    Examples
+    --------
+    >>> find_mentions("Kestrel Motors met Kestrel.", ["Kestrel", "Kestrel Motors"])
+    [(0, 14, 'Kestrel Motors'), (19, 26, 'Kestrel')]
+    """
+    spans: list[tuple[int, int, str]] = []
+    for phrase in sorted(set(phrases), key=lambda p: (-len(p), p)):
+        for m in re.finditer(whole_words(phrase), text) if phrase else ():
+            if not any(a < m.end() and m.start() < b for a, b, _ in spans):
+                spans.append((m.start(), m.end(), phrase))
+    return sorted(spans)
+
+
 def mentions(sentence: str, name: str) -> bool:
     """Whether ``sentence`` names ``name``: the full name, or a distinctive word of it.
 
@@ -99,7 +128,7 @@ def mentions(sentence: str, name: str) -> bool:
     if not name:
         return False
     low = sentence.lower()
-    if re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", low):
+    if re.search(whole_words(name.lower()), low):
         return True
     words = set(lower_words(low))
     return any(t in words for t in lower_words(name)

@@ -9,8 +9,8 @@ from collections import defaultdict
 import networkx as nx
 from rapidfuzz import fuzz
 
-from .entities import check_graph
-from .words import name_tokens
+from .entities import check_graph, node_aliases
+from .words import comma_head, name_tokens
 
 __all__ = ["merge_equivalent_nodes"]
 
@@ -19,7 +19,7 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
     """Merge nodes that name one entity in different ways; return ``(new graph, {merged: kept})``.
 
     Two names merge when their words (:func:`gaba.words.name_tokens`) are equal, when one is the
-    other before a comma title ("Thomas Stanley, 1st Earl of Derby"), or when names sharing
+    other before a comma title (:func:`gaba.words.comma_head`), or when names sharing
     first and last word reach ``threshold`` token-sort similarity (0-1). The longest name of a
     group stays; the others become its ``aliases``. ``G`` is not changed.
 
@@ -40,61 +40,37 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
         raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
     names = sorted(str(n) for n in G.nodes)
     words = {n: name_tokens(n) for n in names}
-    parent = {n: n for n in names}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(a, b):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
-    def head(n):   # the words before an appositive title ("Thomas Stanley, 1st Earl of Derby")
-        return name_tokens(n.split(",")[0]) if "," in n else None
-
+    heads = {n: comma_head(n) for n in names}
+    same_entity = nx.utils.UnionFind(names)
     by_last: dict[str, list[str]] = defaultdict(list)
     for n in names:
         if len(words[n]) >= 2 and not n.strip().isdigit():
             by_last[words[n][-1]].append(n)
-            h = head(n)
-            if h and len(h) >= 2:
-                by_last[h[-1]].append(n)
+            if heads[n] and len(heads[n]) >= 2:
+                by_last[heads[n][-1]].append(n)
     for group in by_last.values():
         group = sorted(set(group))
         if len(group) > 50:
             continue        # a very common last word: too many to compare safely
         for i, a in enumerate(group):
             for b in group[i + 1:]:
-                wa, wb = words[a], words[b]
-                ha, hb = head(a), head(b)
+                wa, wb, ha, hb = words[a], words[b], heads[a], heads[b]
                 na = {w for w in wa if any(c.isdigit() for c in w)}
                 nb = {w for w in wb if any(c.isdigit() for c in w)}
                 if na and nb and na != nb:
                     continue    # "16th Earl" and "17th Earl", "2nd" and "3rd Baronet": different people
-                same = (wa == wb or (ha and ha == wb) or (hb and hb == wa)
+                if (wa == wb or (ha and ha == wb) or (hb and hb == wa)
                         or (len(wa) >= 2 and len(wb) >= 2 and wa[0] == wb[0]
-                            and fuzz.token_sort_ratio(" ".join(wa), " ".join(wb)) >= 100 * threshold))
-                if same:
-                    union(a, b)
-    groups: dict[str, list[str]] = defaultdict(list)
-    for n in names:
-        groups[find(n)].append(n)
+                            and fuzz.token_sort_ratio(" ".join(wa), " ".join(wb)) >= 100 * threshold)):
+                    same_entity.union(a, b)
     mapping = {}
-    for members in groups.values():
-        if len(members) > 1:
-            target = max(members, key=lambda m: (len(m), m))
-            for m in members:
-                if m != target:
-                    mapping[m] = target
+    for members in same_entity.to_sets():
+        target = max(members, key=lambda m: (len(m), m))
+        mapping.update((m, target) for m in members if m != target)
     merged_aliases: dict[str, list[str]] = defaultdict(list)
     for n in names:
         target = mapping.get(n, n)
-        raw = G.nodes[n].get("aliases") or []
-        for a in ([raw] if isinstance(raw, str) else raw) + ([n] if n != target else []):
+        for a in node_aliases(G, n) + ([n] if n != target else []):
             if a not in merged_aliases[target]:
                 merged_aliases[target].append(a)
     H = nx.relabel_nodes(G, lambda n: mapping.get(str(n), n), copy=True)

@@ -24,18 +24,13 @@ RELATIONS: tuple[str, ...] = tuple(EXTRACTION_RELATIONS)
 #: Free-text fallback relation; its triples keep the model's verb in ``Triple.verb``.
 FALLBACK_RELATION = "RELATED_TO"
 
-#: Open extraction answers may list this many facts (each is about 35 tokens).
-OPEN_MAX_FACTS = 8
-#: Cap on the open extraction answer.
-OPEN_MAX_TOKENS = 400
+#: Cap on the extraction answer, open or schema-guided (a looping small model stops here).
+EXTRACTION_MAX_TOKENS = 400
+#: At most this many facts per document (the schema's ``maxItems``; a fact is about 35 tokens).
+MAX_FACTS = 8
 
 #: The fields of an open extraction fact, in row order (``GABA_EXTRACT_FORMAT=rows``).
 ROW_FIELDS = ("sentence", "subject", "predicate", "object", "subject_type", "object_type")
-
-#: Cap on the extraction answer (a looping small model stops here).
-EXTRACTION_MAX_TOKENS = 400
-#: At most this many facts per document (the schema's ``maxItems``).
-MAX_FACTS = 8
 
 
 def schema_relations(schema: Any) -> dict[str, str]:
@@ -52,6 +47,12 @@ def schema_relations(schema: Any) -> dict[str, str]:
     return rels
 
 
+def _facts_answer(item: dict) -> dict:
+    """The JSON schema of an answer ``{"facts": [item, ...]}`` of at most :data:`MAX_FACTS` items."""
+    return {"type": "object", "properties": {"facts": {"type": "array", "maxItems": MAX_FACTS, "items": item}},
+            "required": ["facts"], "additionalProperties": False}
+
+
 def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
     """The JSON schema of a schema-guided extraction answer (``relation`` is an enum).
 
@@ -62,22 +63,17 @@ def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
     >>> extraction_schema()["properties"]["facts"]["items"]["required"]
     ['evidence', 'subject', 'relation', 'object']
     """
-    return {
+    return _facts_answer({
         "type": "object",
-        "properties": {"facts": {"type": "array", "maxItems": MAX_FACTS, "items": {
-            "type": "object",
-            "properties": {
-                "evidence": {"type": "string"},
-                "subject": {"type": "string"},
-                "relation": {"type": "string", "enum": list(schema_relations(schema))},
-                "object": {"type": "string"},
-                "verb": {"type": "string"},
-            },
-            "required": ["evidence", "subject", "relation", "object"],
-            "additionalProperties": False}}},
-        "required": ["facts"],
-        "additionalProperties": False,
-    }
+        "properties": {
+            "evidence": {"type": "string"},
+            "subject": {"type": "string"},
+            "relation": {"type": "string", "enum": list(schema_relations(schema))},
+            "object": {"type": "string"},
+            "verb": {"type": "string"},
+        },
+        "required": ["evidence", "subject", "relation", "object"],
+        "additionalProperties": False})
 
 
 def _rows() -> bool:
@@ -105,12 +101,7 @@ def open_extraction_schema(names: Sequence[str] | None = None, *, rows: bool = F
     else:
         item = {"type": "object", "properties": fields, "required": list(ROW_FIELDS),
                 "additionalProperties": False}
-    return {
-        "type": "object",
-        "properties": {"facts": {"type": "array", "maxItems": OPEN_MAX_FACTS, "items": item}},
-        "required": ["facts"],
-        "additionalProperties": False,
-    }
+    return _facts_answer(item)
 
 
 def facts_from_rows(facts: Any) -> Any:
@@ -127,6 +118,13 @@ def facts_from_rows(facts: Any) -> Any:
             for r in facts]
 
 
+def _system_and_template(schema: Any) -> tuple[str, str]:
+    """The system message and the prompt template of open (``schema=None``) or schema extraction."""
+    if schema is None:
+        return OPEN_EXTRACTION_SYSTEM, OPEN_ROWS_PROMPT if _rows() else OPEN_EXTRACTION_PROMPT
+    return EXTRACTION_SYSTEM, EXTRACTION_PROMPT
+
+
 def extraction_prompt(text: str, schema: Any = None) -> str:
     """The user message that asks for the facts of ``text`` (open extraction unless ``schema`` is given).
 
@@ -135,26 +133,23 @@ def extraction_prompt(text: str, schema: Any = None) -> str:
     >>> "SUPPLIES_TO" in extraction_prompt("Acme buys from Beta.", NEWS_SCHEMA)
     True
     """
+    template = _system_and_template(schema)[1]
     if schema is None:
-        prompt = OPEN_ROWS_PROMPT if _rows() else OPEN_EXTRACTION_PROMPT
-        return prompt.format(names="; ".join(candidate_names(text)), sentences=numbered_sentences(text))
+        return template.format(names="; ".join(candidate_names(text)), sentences=numbered_sentences(text))
     relations = "\n".join(f"- {name}: {meaning}" for name, meaning in schema_relations(schema).items())
-    return EXTRACTION_PROMPT.format(relations=relations, text=text.strip())
+    return template.format(relations=relations, text=text.strip())
 
 
 def prompt_version(schema: Any = None) -> str:
     """A short hash of everything that shapes an extraction request (prompt, schema, limits)."""
+    system, template = _system_and_template(schema)
     if schema is None:
-        rows = _rows()
-        blob = json.dumps({"system": OPEN_EXTRACTION_SYSTEM,
-                           "prompt": OPEN_ROWS_PROMPT if rows else OPEN_EXTRACTION_PROMPT,
-                           "schema": open_extraction_schema(rows=rows), "max_tokens": OPEN_MAX_TOKENS},
-                          sort_keys=True)
+        parts = {"schema": open_extraction_schema(rows=_rows())}
     else:
         rels = schema_relations(schema)
-        blob = json.dumps({"system": EXTRACTION_SYSTEM, "prompt": EXTRACTION_PROMPT,
-                           "relations": rels, "schema": extraction_schema(rels),
-                           "max_tokens": EXTRACTION_MAX_TOKENS}, sort_keys=True)
+        parts = {"relations": rels, "schema": extraction_schema(rels)}
+    blob = json.dumps({"system": system, "prompt": template, **parts, "max_tokens": EXTRACTION_MAX_TOKENS},
+                      sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 
 
@@ -166,10 +161,7 @@ def extraction_request(text: str, schema: Any = None) -> dict:
     >>> extraction_request("Ann Lee founded Acme.")["max_tokens"]
     400
     """
-    if schema is None:
-        return {"prompt": extraction_prompt(text), "system": OPEN_EXTRACTION_SYSTEM,
-                "schema": open_extraction_schema(candidate_names(text), rows=_rows()),
-                "max_tokens": OPEN_MAX_TOKENS}
-    rels = schema_relations(schema)
-    return {"prompt": extraction_prompt(text, rels), "system": EXTRACTION_SYSTEM,
-            "schema": extraction_schema(rels), "max_tokens": EXTRACTION_MAX_TOKENS}
+    answer = (open_extraction_schema(candidate_names(text), rows=_rows()) if schema is None
+              else extraction_schema(schema))
+    return {"prompt": extraction_prompt(text, schema), "system": _system_and_template(schema)[0],
+            "schema": answer, "max_tokens": EXTRACTION_MAX_TOKENS}

@@ -48,18 +48,10 @@ def _fact_list(items: Any, folds: _Folds) -> list[tuple[str, str, str]]:
             if items.is_multigraph() else [(u, d.get("relation"), v) for u, v, d in items.edges(data=True)]
     out = []
     for it in items:
-        if isinstance(it, Triple):
-            out.append(_canonical_fact(*it.as_tuple(), folds))
-        elif isinstance(it, dict):
-            out.append(_canonical_fact(it["subject"], it["relation"], it["object"], folds))
-        else:
-            s, r, o = it
-            out.append(_canonical_fact(s, r, o, folds))
+        s, r, o = (it.as_tuple() if isinstance(it, Triple) else
+                   (it["subject"], it["relation"], it["object"]) if isinstance(it, dict) else it)
+        out.append(_canonical_fact(s, r, o, folds))
     return out
-
-
-def _facts(items: Any, folds: _Folds) -> set[tuple[str, str, str]]:
-    return set(_fact_list(items, folds))
 
 
 def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
@@ -89,7 +81,7 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
         raise ValueError(f"match must be 'relation' or 'pair', not {match!r}")
     gold, folds = _folds(gold, inverse, symmetric)
     gold_facts = _fact_list(gold, folds)
-    P, G = _facts(predicted, folds), set(gold_facts)
+    P, G = set(_fact_list(predicted, folds)), set(gold_facts)
     if match == "pair":
         P = {frozenset((s, o)) for s, _, o in P if s != o}
         G = {frozenset((s, o)) for s, _, o in G if s != o}

@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from rapidfuzz import fuzz, process
+
 from .data.triple import Triple
 from .names import (FUNCTION_WORDS, capitalised_in, is_name, looks_like_org, looks_like_person,
                     lower_words, mentions, normalize_name, strip_title)
@@ -42,11 +44,9 @@ def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
     for s in sentences:
         if ev == s or (len(ev) >= 20 and ev in s):
             return s
-    from rapidfuzz import fuzz
-
-    best = max(sentences, key=lambda s: fuzz.ratio(ev, s), default=None)
-    if best is not None and fuzz.ratio(ev, best) >= 90:
-        return best
+    best = process.extractOne(ev, sentences, scorer=fuzz.ratio, score_cutoff=90)
+    if best is not None:
+        return best[0]
     words = [w[:5] for w in lower_words(ev)]
     if len(words) >= 4:
         def share(s: str) -> float:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .names import fold
+from .names import FUNCTION_WORDS, fold
 
-__all__ = ["fold", "token_spans", "phrase_key", "strip_diacritics", "name_tokens", "NAME_STOP",
+__all__ = ["fold", "token_spans", "phrase_key", "strip_diacritics", "name_tokens", "comma_head", "NAME_STOP",
            "STOP_WORDS", "word_stems"]
 
 _HONORIFICS = frozenset("""mr mrs ms miss dr prof professor sir dame lady lord saint st rev
@@ -56,15 +56,26 @@ def name_tokens(name: str) -> list[str]:
     return [w for w in words if w not in NAME_STOP and w not in _HONORIFICS]
 
 
-#: Generic English function words and question words, skipped when words are compared.
-STOP_WORDS = frozenset("""a an the of to in on at for with by from and or but nor not no is are was
-were be been being am do does did done has have had having can could would should will shall may
-might must who whom whose which what when where why how that this these those there here it its
-he him his she her hers they them their theirs we us our you your i me my as than then so such
-very also too only just both either neither each every any all some other another same own more
-most less least much many few one about into onto over under between among through during before
-after above below up down out off again once if whether while because since until against per via
-name tell give list show find please s t""".split())
+def comma_head(name: str) -> list[str] | None:
+    """The :func:`name_tokens` before a comma title, or None for a name without a comma.
+
+    Examples
+    --------
+    >>> comma_head("Thomas Stanley, 1st Earl of Derby"), comma_head("Derby")
+    (['thomas', 'stanley'], None)
+    """
+    return name_tokens(name.split(",")[0]) if "," in name else None
+
+
+#: Words skipped when words are compared: :data:`gaba.names.FUNCTION_WORDS` and the other generic
+#: English function and question words.
+STOP_WORDS = FUNCTION_WORDS | frozenset("""or nor not no is are was were be been being am do does
+did done has have had having can could would should will shall may might must who whom whose which
+what where why how these those there here it its he him his she her hers they them their theirs we
+us our you your i me my than then so such very also too only just both either neither each every any
+all some other another same own more most less least much many few one about into onto over under
+between among through during above below up down out off again once if whether because until against
+per via name tell give list show find please s t""".split())
 
 
 def _stem(word: str) -> str:
