@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import deque
 from typing import Any
+
+import networkx as nx
 
 from .entities import resolve_entity
 from .graph import _traverse, fact_evidence, fact_sentence
@@ -66,22 +67,12 @@ def _excerpt(G, entity: str, max_nodes: int, max_facts: int):
 
     kept = {entity}
     facts = edges_between(entity, entity)
-    queue = deque([entity])
-    seen = {entity}
-    full = False
-    while queue and not full:
-        n = queue.popleft()
-        for m in nbrs(n):
-            if m in seen:
-                continue
-            seen.add(m)
-            extra = edges_between(m, m) + sum(edges_between(m, k) for k in kept)
-            if len(kept) + 1 > max_nodes or facts + extra > max_facts:
-                full = True
-                break
-            kept.add(m)
-            facts += extra
-            queue.append(m)
+    for _, m in nx.generic_bfs_edges(G, entity, nbrs):
+        extra = edges_between(m, m) + sum(edges_between(m, k) for k in kept)
+        if len(kept) + 1 > max_nodes or facts + extra > max_facts:
+            break
+        kept.add(m)
+        facts += extra
     return G.subgraph(kept).copy()
 
 
@@ -103,8 +94,6 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     >>> explorer_data(G, "A")["facts"]
     [['A', 'R', 'B']]
     """
-    import networkx as nx
-
     if G.number_of_nodes() == 0:
         raise ValueError("the hop explorer needs a non-empty graph; build one with build_knowledge_graph().")
     if isinstance(max_hops, bool) or not isinstance(max_hops, int) or not 1 <= max_hops <= 6:

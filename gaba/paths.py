@@ -14,7 +14,7 @@ from typing import Any
 from .data.westeros import EDGE_WEIGHTS
 from .entities import is_store
 from .errors import NoPath
-from .nxpaths import nx_neighbors, nx_paths, nx_steps
+from .nxpaths import nx_neighbors, nx_paths, nx_shortest, nx_steps
 from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStats, _check_cycles,
                         _check_depth, _check_direction, _check_limit, _check_rel_types, _check_timeout,
                         resolve)
@@ -30,11 +30,6 @@ def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
         raise ValueError(f"a and b are both {a!r}; ask for two different nodes "
                          "(use neighbors() to see what surrounds one node).")
     return a, b
-
-
-def _no_path(a: str, b: str, max_depth: int) -> NoPath:
-    return NoPath(f"No path between {a!r} and {b!r} within {max_depth} hops; "
-                  "raise max_depth or allow more relation types.")
 
 
 def expand(G, nodes: Iterable[str], direction: str, rel_types, timeout: float) -> dict[str, list]:
@@ -229,29 +224,23 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
     Raises :class:`~gaba.errors.NoPath` when there is none within ``max_depth`` hops.
     """
     max_depth = _check_depth(max_depth)
+    direction = _check_direction(direction)
+    timeout = _check_timeout(timeout)
+    rel_types = _check_rel_types(G, rel_types)
+    a, b = _two_nodes(G, a, b)
+    t0, timed_out = time.perf_counter(), False
     if is_store(G):
-        direction = _check_direction(direction)
-        timeout = _check_timeout(timeout)
-        rel_types = _check_rel_types(G, rel_types)
-        a, b = _two_nodes(G, a, b)
-        t0 = time.perf_counter()
-        found = _sort_paths(G._shortest(a, b, max_depth=max_depth, direction=direction,
-                                        rel_types=rel_types, timeout=timeout))
-        if not found:
-            raise _no_path(a, b, max_depth)
-        stats = TraversalStats(backend="falkordb", explored=len(found), returned=len(found),
-                               seconds=time.perf_counter() - t0, queries=1)
-        return PathResult(found, stats)
-    for depth in range(1, max_depth + 1):
-        res = paths_between(G, a, b, max_depth=depth, direction=direction, rel_types=rel_types,
-                            limit=None, timeout=timeout)
-        if res.stats.timed_out:
-            return res
-        if res.paths:
-            shortest = [p for p in res.paths if p.hops == depth]
-            res.stats.returned = len(shortest)
-            return PathResult(shortest, res.stats)
-    raise _no_path(resolve(G, a), resolve(G, b), max_depth)
+        found = G._shortest(a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
+                            timeout=timeout)
+    else:
+        found, timed_out = nx_shortest(G, a, b, max_depth, direction, rel_types, timeout)
+    if not found and not timed_out:
+        raise NoPath(f"No path between {a!r} and {b!r} within {max_depth} hops; "
+                     "raise max_depth or allow more relation types.")
+    stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx", explored=len(found),
+                           returned=len(found), seconds=time.perf_counter() - t0, timed_out=timed_out,
+                           queries=int(is_store(G)))
+    return PathResult(_sort_paths(found), stats)
 
 
 def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
