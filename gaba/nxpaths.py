@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import itertools
 import time
-from collections import deque
 
 import networkx as nx
 
@@ -60,6 +59,18 @@ class Clock:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
+
+
+def _stepper(G, direction, rel_types, clock, skip=None):
+    """The ``neighbors`` function of a networkx breadth-first search: the nodes one step from a
+    node (each step ticks ``clock``), except over the edge ``skip`` = (from, to, relation, forward)."""
+    def step(n):
+        for m, r, f in nx_steps(G, n, direction, rel_types):
+            if clock.over():
+                raise TimeoutError
+            if (n, m, r, f) != skip:
+                yield m
+    return step
 
 
 def _candidates(G, a, b, max_depth, direction, rel_types, cycles, clock):
@@ -123,16 +134,9 @@ def nx_neighbors(G, a, depth, direction, rel_types, timeout):
     """Breadth-first ``({node: fewest hops}, stats)`` within ``depth`` of ``a``."""
     stats = TraversalStats(backend="networkx")
     clock = Clock(timeout)
-
-    def step(n):
-        for nbr, _, _ in nx_steps(G, n, direction, rel_types):
-            if clock.over():
-                raise TimeoutError
-            yield nbr
-
     dist = {a: 0}
     try:
-        for u, v in nx.generic_bfs_edges(G, a, step, depth_limit=depth):
+        for u, v in nx.generic_bfs_edges(G, a, _stepper(G, direction, rel_types, clock), depth_limit=depth):
             dist[v] = dist[u] + 1
         del dist[a]
         # like the database, report the start node when a cycle of <= depth hops returns to it
@@ -148,32 +152,19 @@ def nx_neighbors(G, a, depth, direction, rel_types, timeout):
 
 
 def nx_cycle_length(G, a, depth, direction, rel_types, clock) -> int | None:
-    """Length of the shortest simple cycle through ``a`` of at most ``depth`` edges, else None.
+    """Length of the shortest cycle through ``a`` of at most ``depth`` edges, else None.
 
-    The cycle leaves ``a`` to ``x``, walks to some ``z`` avoiding ``a``, and closes by another edge.
+    For each first edge ``a - x``, breadth first from ``x`` back to ``a``, not over that same edge.
     """
-    back = {"out": "in", "in": "out", "both": "both"}[direction]
-    closers = nx_steps(G, a, back, rel_types)       # (z, rel, fwd): an edge between a and z
     best = None
-    for x, rel1, f1 in nx_steps(G, a, direction, rel_types):
-        tails = {z for z, rz, fz in closers if not (z == x and rz == rel1 and fz == f1)}
-        if not tails:
-            continue
-        dist = {x: 0}
-        queue = deque([x])
-        while queue:
-            n = queue.popleft()
-            if clock.over():
-                raise TimeoutError
-            if n in tails:
-                length = dist[n] + 2
-                if length <= depth and (best is None or length < best):
-                    best = length
+    for x, rel, forward in nx_steps(G, a, direction, rel_types):
+        if x == a:                      # a loop: a cycle of one edge
+            return 1
+        step = _stepper(G, direction, rel_types, clock, skip=(x, a, rel, not forward))
+        dist = {x: 1}
+        for u, v in nx.generic_bfs_edges(G, x, step, depth_limit=(best or depth + 1) - 2):
+            dist[v] = dist[u] + 1
+            if v == a:
+                best = dist[v]
                 break
-            if dist[n] + 3 > depth:
-                continue
-            for nbr, _, _ in nx_steps(G, n, direction, rel_types):
-                if nbr != a and nbr not in dist:
-                    dist[nbr] = dist[n] + 1
-                    queue.append(nbr)
     return best

@@ -23,6 +23,12 @@ from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStat
 DEFAULT_WEIGHT = 0.5
 
 
+def _checked(G, depth, direction, timeout, rel_types, what="max_depth") -> tuple:
+    """``(depth, direction, timeout, rel_types)`` checked (ValueError or TypeError before any query)."""
+    return (_check_depth(depth, what), _check_direction(direction), _check_timeout(timeout),
+            _check_rel_types(G, rel_types))
+
+
 def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
     """``a`` and ``b`` resolved to graph nodes (aliases allowed); they must differ."""
     a, b = resolve(G, a), resolve(G, b)
@@ -67,12 +73,8 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
     >>> r.stats.explored, r.stats.cyclic_pruned, r.stats.returned
     (69, 46, 23)
     """
-    max_depth = _check_depth(max_depth)
-    direction = _check_direction(direction)
-    limit = _check_limit(limit)
-    timeout = _check_timeout(timeout)
-    cycles = _check_cycles(cycles)
-    rel_types = _check_rel_types(G, rel_types)
+    limit, cycles = _check_limit(limit), _check_cycles(cycles)
+    max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
     a, b = _two_nodes(G, a, b)
     if is_store(G):
         found, stats = G._paths(a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
@@ -175,10 +177,7 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
     """
     if isinstance(beam_width, bool) or not isinstance(beam_width, int) or not 1 <= beam_width <= 10_000:
         raise ValueError(f"beam_width={beam_width!r} must be an integer from 1 to 10,000.")
-    max_depth = _check_depth(max_depth)
-    direction = _check_direction(direction)
-    timeout = _check_timeout(timeout)
-    rel_types = _check_rel_types(G, rel_types)
+    max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
     a, b = _two_nodes(G, a, b)
     scorer = scorer or score_path
     stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx")
@@ -223,10 +222,7 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
 
     Raises :class:`~gaba.errors.NoPath` when there is none within ``max_depth`` hops.
     """
-    max_depth = _check_depth(max_depth)
-    direction = _check_direction(direction)
-    timeout = _check_timeout(timeout)
-    rel_types = _check_rel_types(G, rel_types)
+    max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
     a, b = _two_nodes(G, a, b)
     t0, timed_out = time.perf_counter(), False
     if is_store(G):
@@ -256,10 +252,7 @@ def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
     >>> neighbors(load_westeros(), "Jon Snow", direction="in", rel_types=PARENT_RELATIONS).names()
     ['Lyanna Stark', 'Rhaegar Targaryen']
     """
-    depth = _check_depth(depth, "depth")
-    direction = _check_direction(direction)
-    timeout = _check_timeout(timeout)
-    rel_types = _check_rel_types(G, rel_types)
+    depth, direction, timeout, rel_types = _checked(G, depth, direction, timeout, rel_types, "depth")
     a = resolve(G, a)
     if is_store(G):
         dist, stats = G._neighbors(a, depth=depth, direction=direction, rel_types=rel_types,

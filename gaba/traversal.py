@@ -155,7 +155,7 @@ class Neighborhood:
         return name in self.nodes
 
 
-# --- validation ------------------------------------------------------------------------------
+# --- counting --------------------------------------------------------------------------------
 
 class TruncatedResult(UserWarning):
     """A path query with ``limit=None`` stopped at :data:`MAX_PATHS`: the result is incomplete."""
@@ -167,6 +167,14 @@ class PathCounter:
     Every candidate reached the target. :meth:`add` keeps it unless it is cyclic (with ``cycles``
     other than ``"keep"``) and returns False once no more are wanted: one path beyond ``limit``
     (or :data:`MAX_PATHS`) was found, or ``cycles="detect"`` examined :data:`MAX_PATHS` walks.
+
+    Examples
+    --------
+    >>> c = PathCounter("networkx", limit=1, cycles="prune")
+    >>> c.add(Path(("a", "b"), ("R",), (True,))), c.add(Path(("a", "c", "b"), ("R", "R"), (True, True)))
+    (True, False)
+    >>> c.stats.truncated, len(c.paths)
+    (True, 1)
     """
 
     def __init__(self, backend: str, limit: int | None, cycles: str):
@@ -204,6 +212,8 @@ class PathCounter:
                           TruncatedResult, stacklevel=4)
         return self.paths, self.stats
 
+
+# --- validation ------------------------------------------------------------------------------
 
 def _check_depth(max_depth: Any, what: str = "max_depth") -> int:
     if isinstance(max_depth, bool) or not isinstance(max_depth, int):
