@@ -101,19 +101,20 @@ class CypherPaths:
                 for i in range(0, len(frontier), FRONTIER_BATCH):
                     rest = timeout - (time.perf_counter() - t0)
                     if rest <= 0:
-                        raise QueryTimeout("neighbourhood expansion ran past its time limit")
-                    rows = self._expand_rows(frontier[i:i + FRONTIER_BATCH], direction=direction,
-                                             rel_types=rel_types, timeout=rest)
+                        raise TimeoutError
+                    hop = self._expand(frontier[i:i + FRONTIER_BATCH], direction=direction,
+                                       rel_types=rel_types, timeout=rest)
                     queries += 1
-                    for n, nbr, rel, fwd in rows:
-                        if nbr not in seen:
-                            nxt.append(nbr)
-                        seen.add_edge(*((n, nbr) if fwd else (nbr, n)), key=rel, relation=rel)
+                    for n, steps in hop.items():
+                        for nbr, rel, fwd in steps:
+                            if nbr not in seen:
+                                nxt.append(nbr)
+                            seen.add_edge(*((n, nbr) if fwd else (nbr, n)), key=rel, relation=rel)
                 frontier = nxt
                 if not frontier:
                     break
             timed_out = False
-        except QueryTimeout:
+        except TimeoutError:
             timed_out = True
         rest = max(timeout - (time.perf_counter() - t0), 0.001)
         dist, stats = nx_neighbors(seen, a, int(depth), direction, None, rest)
@@ -123,16 +124,12 @@ class CypherPaths:
         stats.backend, stats.queries, stats.seconds = "falkordb", queries, time.perf_counter() - t0
         return dist, stats
 
-    def _expand_rows(self, names, *, direction, rel_types, timeout) -> list:
-        """``[name, neighbor, relation, forward]`` for every edge at each of ``names``."""
+    def _expand(self, names, *, direction, rel_types, timeout):
+        """One hop out of each name: ``{name: [(neighbor, relation, forward), ...]}``; TimeoutError."""
         q = (f"UNWIND $names AS n MATCH (a:{self.label} {{name: n}}){_arrow(direction, 'r' + self._types(rel_types))}"
              f"(b) RETURN n, b.name, type(r), startNode(r) = a")
-        return self.query(q, {"names": list(names)}, timeout=timeout).rows
-
-    def _expand(self, names, *, direction, rel_types, timeout):
-        """One hop out of each name: ``{name: [(neighbor, relation, forward), ...]}``."""
         try:
-            rows = self._expand_rows(names, direction=direction, rel_types=rel_types, timeout=timeout)
+            rows = self.query(q, {"names": list(names)}, timeout=timeout).rows
         except QueryTimeout as exc:
             raise TimeoutError(str(exc)) from exc
         out: dict[str, list] = {n: [] for n in names}

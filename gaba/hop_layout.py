@@ -54,16 +54,13 @@ def _place_labels(nodes: list[dict], width: int, height: int, *, char_w: float =
 
 def _excerpt(G, entity: str, max_nodes: int, max_facts: int):
     """The subgraph of the entities nearest to ``entity`` (breadth first) within both caps."""
-    directed = G.is_directed()
-
     def nbrs(n):
-        out = set(G.successors(n)) | set(G.predecessors(n)) if directed else set(G.neighbors(n))
-        return sorted(out, key=str)
+        return sorted(set(nx.all_neighbors(G, n)), key=str)
 
     def edges_between(a, b):
-        if a == b:
-            return G.number_of_edges(a, a)
-        return G.number_of_edges(a, b) + (G.number_of_edges(b, a) if directed else 0)
+        if a == b or not G.is_directed():
+            return G.number_of_edges(a, b)
+        return G.number_of_edges(a, b) + G.number_of_edges(b, a)
 
     kept = {entity}
     facts = edges_between(entity, entity)

@@ -37,7 +37,8 @@ _REL_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 class Path:
     """A path (or walk) through the graph: ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``.
 
-    ``forward[i]`` is True when the stored edge points from ``nodes[i]`` to ``nodes[i+1]``.
+    ``forward[i]`` is True when the stored edge points from ``nodes[i]`` to ``nodes[i+1]``. Equal
+    paths are the same path on any backend.
 
     Examples
     --------
@@ -67,10 +68,6 @@ class Path:
         """True if a node appears twice."""
         return len(set(self.nodes)) != len(self.nodes)
 
-    def key(self) -> tuple:
-        """A hashable identity; equal keys mean the same path on any backend."""
-        return (self.nodes, self.rels, self.forward)
-
     def extend(self, node: str, rel: str, forward: bool) -> Path:
         return Path(self.nodes + (node,), self.rels + (rel,), self.forward + (forward,))
 
@@ -78,9 +75,6 @@ class Path:
         """The edges as stored, ``(source, relation, target)``."""
         return [(self.nodes[i], rel, self.nodes[i + 1]) if self.forward[i] else
                 (self.nodes[i + 1], rel, self.nodes[i]) for i, rel in enumerate(self.rels)]
-
-    def __len__(self) -> int:
-        return self.hops
 
     def __str__(self) -> str:
         parts = [self.nodes[0]]
@@ -131,9 +125,9 @@ class PathResult:
     def __len__(self) -> int:
         return len(self.paths)
 
-    def keys(self) -> set:
-        """The set of path identities (compare backends with it)."""
-        return {p.key() for p in self.paths}
+    def keys(self) -> set[Path]:
+        """The set of paths (compare backends with it)."""
+        return set(self.paths)
 
 
 @dataclasses.dataclass

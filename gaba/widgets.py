@@ -7,6 +7,7 @@ static book (self-contained HTML, nothing from a CDN). Stable selectors for test
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 from pathlib import Path
@@ -84,14 +85,9 @@ class StaticHopExplorer:
         return self._html
 
 
-_widget_class = None
-
-
+@functools.cache
 def _anywidget_class():
     """Define the anywidget class on first use (anywidget and traitlets are imported lazily)."""
-    global _widget_class
-    if _widget_class is not None:
-        return _widget_class
     import anywidget
     import traitlets
 
@@ -139,7 +135,6 @@ export default { render };
             data["text/html"] = self._static_html
             return data, meta
 
-    _widget_class = HopExplorer
     return HopExplorer
 
 
