@@ -1,4 +1,4 @@
-"""What a path query returns and accepts: paths, results, limits, argument checks, names.
+"""What a path query returns and accepts: paths, results and how they are counted, limits, checks, names.
 
 Taught in chapter *Multi-hop queries in a graph database*. Both backends of :mod:`gaba.paths`
 (NetworkX through :mod:`gaba.nxpaths`, and :class:`gaba.store.FalkorStore`) return these types
