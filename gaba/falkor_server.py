@@ -148,12 +148,6 @@ class EmbeddedServer:
                 return (f"the process exited with code {self.proc.returncode}. "
                         f"Last log lines:\n{self.log_tail()}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    pass
-            except OSError:
-                time.sleep(0.05)
-                continue
-            try:
                 client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1,
                                      socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0))
                 try:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import deque
 from typing import Any
+
+import networkx as nx
 
 from .entities import resolve_entity
 from .graph import _traverse, fact_evidence, fact_sentence
@@ -53,35 +54,22 @@ def _place_labels(nodes: list[dict], width: int, height: int, *, char_w: float =
 
 def _excerpt(G, entity: str, max_nodes: int, max_facts: int):
     """The subgraph of the entities nearest to ``entity`` (breadth first) within both caps."""
-    directed = G.is_directed()
-
     def nbrs(n):
-        out = set(G.successors(n)) | set(G.predecessors(n)) if directed else set(G.neighbors(n))
-        return sorted(out, key=str)
+        return sorted(set(nx.all_neighbors(G, n)), key=str)
 
     def edges_between(a, b):
-        if a == b:
-            return G.number_of_edges(a, a)
-        return G.number_of_edges(a, b) + (G.number_of_edges(b, a) if directed else 0)
+        if a == b or not G.is_directed():
+            return G.number_of_edges(a, b)
+        return G.number_of_edges(a, b) + G.number_of_edges(b, a)
 
     kept = {entity}
     facts = edges_between(entity, entity)
-    queue = deque([entity])
-    seen = {entity}
-    full = False
-    while queue and not full:
-        n = queue.popleft()
-        for m in nbrs(n):
-            if m in seen:
-                continue
-            seen.add(m)
-            extra = edges_between(m, m) + sum(edges_between(m, k) for k in kept)
-            if len(kept) + 1 > max_nodes or facts + extra > max_facts:
-                full = True
-                break
-            kept.add(m)
-            facts += extra
-            queue.append(m)
+    for _, m in nx.generic_bfs_edges(G, entity, nbrs):
+        extra = edges_between(m, m) + sum(edges_between(m, k) for k in kept)
+        if len(kept) + 1 > max_nodes or facts + extra > max_facts:
+            break
+        kept.add(m)
+        facts += extra
     return G.subgraph(kept).copy()
 
 
@@ -103,8 +91,6 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     >>> explorer_data(G, "A")["facts"]
     [['A', 'R', 'B']]
     """
-    import networkx as nx
-
     if G.number_of_nodes() == 0:
         raise ValueError("the hop explorer needs a non-empty graph; build one with build_knowledge_graph().")
     if isinstance(max_hops, bool) or not isinstance(max_hops, int) or not 1 <= max_hops <= 6:

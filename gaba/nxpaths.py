@@ -6,11 +6,12 @@ the same way, as the FalkorDB backend (:mod:`gaba.cypher_paths`); arguments arri
 from __future__ import annotations
 
 import functools
+import itertools
 import time
-from collections import deque
 
-from . import traversal
-from .traversal import Path, TraversalStats, _warn_capped
+import networkx as nx
+
+from .traversal import Path, PathCounter, TraversalStats
 
 
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
@@ -34,8 +35,18 @@ def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
     return out
 
 
+def nx_view(G, direction: str, rel_types: tuple[str, ...] | None):
+    """``G`` as a traversal sees it (a view, not a copy): ``rel_types`` edges only, in ``direction``."""
+    if rel_types is not None:
+        full = G
+        G = nx.subgraph_view(full, filter_edge=lambda u, v, k: full[u][v][k].get("relation", k) in rel_types)
+    if direction == "both":
+        return G.to_undirected(as_view=True)
+    return G.reverse(copy=False) if direction == "in" else G
+
+
 class Clock:
-    """A deadline checked every 1,024 steps (reading the clock at every step would cost more)."""
+    """A deadline; :meth:`over` reads the clock every 1,024th call only (each read costs)."""
 
     def __init__(self, timeout: float):
         self.t0 = time.perf_counter()
@@ -50,61 +61,73 @@ class Clock:
         return time.perf_counter() - self.t0
 
 
-def nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
-    """Depth-first ``(paths, stats)`` from ``a`` to ``b``, exactly what FalkorDB returns.
+def _stepper(G, direction, rel_types, clock, skip=None):
+    """The ``neighbors`` function of a networkx breadth-first search: the nodes one step from a
+    node (each step ticks ``clock``), except over the edge ``skip`` = (from, to, relation, forward)."""
+    def step(n):
+        for m, r, f in nx_steps(G, n, direction, rel_types):
+            if clock.over():
+                raise TimeoutError
+            if (n, m, r, f) != skip:
+                yield m
+    return step
 
-    ``cycles="prune"`` mirrors a Cypher variable-length pattern: no step lands on a node already
-    on the path, except that a path may come back to ``b`` by another edge (counted and dropped).
-    The other modes enumerate walks. One path beyond ``limit`` is looked for, to set
-    ``stats.truncated``.
+
+def _candidates(G, a, b, max_depth, direction, rel_types, cycles, clock):
+    """Depth first, every path (``cycles="prune"``) or walk from ``a`` of at most ``max_depth`` hops
+    that ends at ``b``. Raises TimeoutError when ``clock`` runs out.
+
+    A path mirrors a Cypher variable-length pattern: no step lands on a node already on it,
+    except that it may come back to ``b`` by another edge (a cyclic candidate, counted and dropped).
     """
-    stats = TraversalStats(backend="networkx")
+    walks = cycles != "prune"
+    steps = functools.cache(lambda n: nx_steps(G, n, direction, rel_types))
+    stack = [Path((a,))]
+    while stack:
+        path = stack.pop()
+        for nbr, rel, forward in steps(path.end):
+            if clock.over():
+                raise TimeoutError
+            revisit = nbr in path.nodes
+            if revisit and not walks and nbr != b:
+                continue
+            longer = path.extend(nbr, rel, forward)
+            if nbr == b and (walks or not revisit or len(set(longer.edges())) == longer.hops):
+                yield longer        # (not back over the edge it came by: that is no path)
+            if longer.hops < max_depth and (walks or not revisit):
+                stack.append(longer)
+
+
+def nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
+    """``(paths, stats)`` from ``a`` to ``b``, exactly what FalkorDB returns (see :class:`PathCounter`)."""
+    counter = PathCounter("networkx", limit, cycles)
+    try:
+        for path in _candidates(G, a, b, max_depth, direction, rel_types, cycles, Clock(timeout)):
+            if not counter.add(path):
+                break
+    except TimeoutError:
+        counter.stats.timed_out = True
+    return counter.result()
+
+
+def nx_shortest(G, a, b, max_depth, direction, rel_types, timeout) -> tuple[list[Path], bool]:
+    """Every path with the fewest hops (at most ``max_depth``) from ``a`` to ``b``, and whether
+    ``timeout`` cut the list short. Two nodes joined by two relations give two paths."""
     clock = Clock(timeout)
     found: list[Path] = []
-    naive = cycles != "prune"
-    cap = limit if limit is not None else traversal.MAX_PATHS    # read at call time: one cap
-    row_cap = traversal.MAX_PATHS if cycles == "detect" else None
-    steps = functools.cache(lambda n: nx_steps(G, n, direction, rel_types))
-    stack = [(a, (a,), (), (), frozenset((a,)))]
     try:
-        while stack:
-            node, nodes, rels, fwd, on_path = stack.pop()
-            depth = len(rels)
-            for nbr, rel, f in steps(node):
-                if clock.over():
-                    raise TimeoutError
-                revisit = nbr in on_path
-                if revisit and not naive and nbr != b:
-                    continue
-                path = Path(nodes + (nbr,), rels + (rel,), fwd + (f,))
-                if nbr == b:
-                    if revisit and not naive and len(set(path.edges())) != path.hops:
-                        continue            # back over the edge it came by: not a path
-                    stats.explored += 1
-                    if row_cap is not None and stats.explored > row_cap:
-                        stats.explored -= 1         # the walk past the cap was not examined
-                        stats.truncated = True
-                        raise StopIteration
-                    if cycles != "keep" and path.is_cyclic:
-                        stats.cyclic_pruned += 1
-                    else:
-                        found.append(path)
-                        if len(found) > cap:        # one more than asked for: the result is cut
-                            found.pop()
-                            stats.explored -= 1
-                            stats.truncated = True
-                            raise StopIteration
-                if depth + 1 < max_depth and (naive or not revisit):
-                    stack.append((nbr, path.nodes, path.rels, path.forward,
-                                  on_path if naive else on_path | {nbr}))
-    except TimeoutError:
-        stats.timed_out = True
-    except StopIteration:
+        for nodes in nx.all_shortest_paths(nx_view(G, direction, rel_types), a, b):
+            if len(nodes) > max_depth + 1:
+                break
+            if clock.over():
+                return found, True
+            hops = [[(r, f) for n, r, f in nx_steps(G, u, direction, rel_types) if n == v]
+                    for u, v in itertools.pairwise(nodes)]
+            found += [Path(tuple(nodes), tuple(r for r, _ in c), tuple(f for _, f in c))
+                      for c in itertools.product(*hops)]
+    except nx.NetworkXNoPath:
         pass
-    stats.seconds = clock.elapsed()
-    if stats.truncated and limit is None:
-        _warn_capped("paths_between", traversal.MAX_PATHS)
-    return found, stats
+    return found, False
 
 
 def nx_neighbors(G, a, depth, direction, rel_types, timeout):
@@ -112,18 +135,9 @@ def nx_neighbors(G, a, depth, direction, rel_types, timeout):
     stats = TraversalStats(backend="networkx")
     clock = Clock(timeout)
     dist = {a: 0}
-    queue = deque([a])
     try:
-        while queue:
-            n = queue.popleft()
-            if dist[n] >= depth:
-                continue
-            for nbr, _, _ in nx_steps(G, n, direction, rel_types):
-                if clock.over():
-                    raise TimeoutError
-                if nbr not in dist:
-                    dist[nbr] = dist[n] + 1
-                    queue.append(nbr)
+        for u, v in nx.generic_bfs_edges(G, a, _stepper(G, direction, rel_types, clock), depth_limit=depth):
+            dist[v] = dist[u] + 1
         del dist[a]
         # like the database, report the start node when a cycle of <= depth hops returns to it
         cyc = nx_cycle_length(G, a, depth, direction, rel_types, clock)
@@ -132,39 +146,25 @@ def nx_neighbors(G, a, depth, direction, rel_types, timeout):
     except TimeoutError:
         stats.timed_out = True
         dist.pop(a, None)
-    stats.explored = len(dist)
-    stats.returned = len(dist)
+    stats.explored = stats.returned = len(dist)
     stats.seconds = clock.elapsed()
     return dist, stats
 
 
 def nx_cycle_length(G, a, depth, direction, rel_types, clock) -> int | None:
-    """Length of the shortest simple cycle through ``a`` of at most ``depth`` edges, else None.
+    """Length of the shortest cycle through ``a`` of at most ``depth`` edges, else None.
 
-    The cycle leaves ``a`` to ``x``, walks to some ``z`` avoiding ``a``, and closes by another edge.
+    For each first edge ``a - x``, breadth first from ``x`` back to ``a``, not over that same edge.
     """
-    back = {"out": "in", "in": "out", "both": "both"}[direction]
-    closers = nx_steps(G, a, back, rel_types)       # (z, rel, fwd): an edge between a and z
     best = None
-    for x, rel1, f1 in nx_steps(G, a, direction, rel_types):
-        tails = {z for z, rz, fz in closers if not (z == x and rz == rel1 and fz == f1)}
-        if not tails:
-            continue
-        dist = {x: 0}
-        queue = deque([x])
-        while queue:
-            n = queue.popleft()
-            if clock.over():
-                raise TimeoutError
-            if n in tails:
-                length = dist[n] + 2
-                if length <= depth and (best is None or length < best):
-                    best = length
+    for x, rel, forward in nx_steps(G, a, direction, rel_types):
+        if x == a:                      # a loop: a cycle of one edge
+            return 1
+        step = _stepper(G, direction, rel_types, clock, skip=(x, a, rel, not forward))
+        dist = {x: 1}
+        for u, v in nx.generic_bfs_edges(G, x, step, depth_limit=(best or depth + 1) - 2):
+            dist[v] = dist[u] + 1
+            if v == a:
+                best = dist[v]
                 break
-            if dist[n] + 3 > depth:
-                continue
-            for nbr, _, _ in nx_steps(G, n, direction, rel_types):
-                if nbr != a and nbr not in dist:
-                    dist[nbr] = dist[n] + 1
-                    queue.append(nbr)
     return best

@@ -14,13 +14,19 @@ from typing import Any
 from .data.westeros import EDGE_WEIGHTS
 from .entities import is_store
 from .errors import NoPath
-from .nxpaths import nx_neighbors, nx_paths, nx_steps
+from .nxpaths import nx_neighbors, nx_paths, nx_shortest, nx_steps
 from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStats, _check_cycles,
                         _check_depth, _check_direction, _check_limit, _check_rel_types, _check_timeout,
                         resolve)
 
 #: Weight of a relation type missing from the weights table.
 DEFAULT_WEIGHT = 0.5
+
+
+def _checked(G, depth, direction, timeout, rel_types, what="max_depth") -> tuple:
+    """``(depth, direction, timeout, rel_types)`` checked (ValueError or TypeError before any query)."""
+    return (_check_depth(depth, what), _check_direction(direction), _check_timeout(timeout),
+            _check_rel_types(G, rel_types))
 
 
 def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
@@ -30,11 +36,6 @@ def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
         raise ValueError(f"a and b are both {a!r}; ask for two different nodes "
                          "(use neighbors() to see what surrounds one node).")
     return a, b
-
-
-def _no_path(a: str, b: str, max_depth: int) -> NoPath:
-    return NoPath(f"No path between {a!r} and {b!r} within {max_depth} hops; "
-                  "raise max_depth or allow more relation types.")
 
 
 def expand(G, nodes: Iterable[str], direction: str, rel_types, timeout: float) -> dict[str, list]:
@@ -72,12 +73,8 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
     >>> r.stats.explored, r.stats.cyclic_pruned, r.stats.returned
     (69, 46, 23)
     """
-    max_depth = _check_depth(max_depth)
-    direction = _check_direction(direction)
-    limit = _check_limit(limit)
-    timeout = _check_timeout(timeout)
-    cycles = _check_cycles(cycles)
-    rel_types = _check_rel_types(G, rel_types)
+    limit, cycles = _check_limit(limit), _check_cycles(cycles)
+    max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
     a, b = _two_nodes(G, a, b)
     if is_store(G):
         found, stats = G._paths(a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
@@ -180,10 +177,7 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
     """
     if isinstance(beam_width, bool) or not isinstance(beam_width, int) or not 1 <= beam_width <= 10_000:
         raise ValueError(f"beam_width={beam_width!r} must be an integer from 1 to 10,000.")
-    max_depth = _check_depth(max_depth)
-    direction = _check_direction(direction)
-    timeout = _check_timeout(timeout)
-    rel_types = _check_rel_types(G, rel_types)
+    max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
     a, b = _two_nodes(G, a, b)
     scorer = scorer or score_path
     stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx")
@@ -228,30 +222,21 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
 
     Raises :class:`~gaba.errors.NoPath` when there is none within ``max_depth`` hops.
     """
-    max_depth = _check_depth(max_depth)
+    max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
+    a, b = _two_nodes(G, a, b)
+    t0, timed_out = time.perf_counter(), False
     if is_store(G):
-        direction = _check_direction(direction)
-        timeout = _check_timeout(timeout)
-        rel_types = _check_rel_types(G, rel_types)
-        a, b = _two_nodes(G, a, b)
-        t0 = time.perf_counter()
-        found = _sort_paths(G._shortest(a, b, max_depth=max_depth, direction=direction,
-                                        rel_types=rel_types, timeout=timeout))
-        if not found:
-            raise _no_path(a, b, max_depth)
-        stats = TraversalStats(backend="falkordb", explored=len(found), returned=len(found),
-                               seconds=time.perf_counter() - t0, queries=1)
-        return PathResult(found, stats)
-    for depth in range(1, max_depth + 1):
-        res = paths_between(G, a, b, max_depth=depth, direction=direction, rel_types=rel_types,
-                            limit=None, timeout=timeout)
-        if res.stats.timed_out:
-            return res
-        if res.paths:
-            shortest = [p for p in res.paths if p.hops == depth]
-            res.stats.returned = len(shortest)
-            return PathResult(shortest, res.stats)
-    raise _no_path(resolve(G, a), resolve(G, b), max_depth)
+        found = G._shortest(a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
+                            timeout=timeout)
+    else:
+        found, timed_out = nx_shortest(G, a, b, max_depth, direction, rel_types, timeout)
+    if not found and not timed_out:
+        raise NoPath(f"No path between {a!r} and {b!r} within {max_depth} hops; "
+                     "raise max_depth or allow more relation types.")
+    stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx", explored=len(found),
+                           returned=len(found), seconds=time.perf_counter() - t0, timed_out=timed_out,
+                           queries=int(is_store(G)))
+    return PathResult(_sort_paths(found), stats)
 
 
 def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
@@ -267,10 +252,7 @@ def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
     >>> neighbors(load_westeros(), "Jon Snow", direction="in", rel_types=PARENT_RELATIONS).names()
     ['Lyanna Stark', 'Rhaegar Targaryen']
     """
-    depth = _check_depth(depth, "depth")
-    direction = _check_direction(direction)
-    timeout = _check_timeout(timeout)
-    rel_types = _check_rel_types(G, rel_types)
+    depth, direction, timeout, rel_types = _checked(G, depth, direction, timeout, rel_types, "depth")
     a = resolve(G, a)
     if is_store(G):
         dist, stats = G._neighbors(a, depth=depth, direction=direction, rel_types=rel_types,

@@ -218,14 +218,10 @@ class FalkorStore(CypherPaths):
         e = self.query("MATCH ()-[r]->() RETURN count(r)").rows[0][0]
         return int(n), int(e)
 
-    def exists(self) -> bool:
-        """True if the graph exists in the server."""
-        return self.graph_name in (self._client(DEFAULT_TIMEOUT).list_graphs() or [])
-
     def drop(self) -> None:
-        """Delete the graph (nothing else in the server)."""
+        """Delete the graph, if it exists (nothing else in the server)."""
         try:
-            if self.exists():
+            if self.graph_name in (self._client(DEFAULT_TIMEOUT).list_graphs() or []):
                 self._client(60).select_graph(self.graph_name).delete()
         except Exception as exc:
             raise self._translate(exc, "GRAPH.DELETE") from exc
@@ -336,7 +332,6 @@ def open_store(url: str | None = None, *, graph: str = DEFAULT_GRAPH, label: str
 
     Raises :class:`~gaba.errors.StoreError`, saying why, when the server cannot be reached or started.
     """
-    url = url or os.environ.get("FALKORDB_URL") or None
-    if url:
+    if url or os.environ.get("FALKORDB_URL"):
         return FalkorStore.connect(url, graph=graph, label=label)
     return FalkorStore.start(graph=graph, label=label, startup_timeout=startup_timeout)

@@ -1,4 +1,4 @@
-"""What a path query returns and accepts: paths, results, limits, argument checks, names.
+"""What a path query returns and accepts: paths, results and how they are counted, limits, checks, names.
 
 Taught in chapter *Multi-hop queries in a graph database*. Both backends of :mod:`gaba.paths`
 (NetworkX through :mod:`gaba.nxpaths`, and :class:`gaba.store.FalkorStore`) return these types
@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import time
 import warnings
 from collections.abc import Iterable
 from typing import Any
@@ -36,7 +37,8 @@ _REL_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 class Path:
     """A path (or walk) through the graph: ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``.
 
-    ``forward[i]`` is True when the stored edge points from ``nodes[i]`` to ``nodes[i+1]``.
+    ``forward[i]`` is True when the stored edge points from ``nodes[i]`` to ``nodes[i+1]``. Equal
+    paths are the same path on any backend.
 
     Examples
     --------
@@ -66,10 +68,6 @@ class Path:
         """True if a node appears twice."""
         return len(set(self.nodes)) != len(self.nodes)
 
-    def key(self) -> tuple:
-        """A hashable identity; equal keys mean the same path on any backend."""
-        return (self.nodes, self.rels, self.forward)
-
     def extend(self, node: str, rel: str, forward: bool) -> Path:
         return Path(self.nodes + (node,), self.rels + (rel,), self.forward + (forward,))
 
@@ -77,9 +75,6 @@ class Path:
         """The edges as stored, ``(source, relation, target)``."""
         return [(self.nodes[i], rel, self.nodes[i + 1]) if self.forward[i] else
                 (self.nodes[i + 1], rel, self.nodes[i]) for i, rel in enumerate(self.rels)]
-
-    def __len__(self) -> int:
-        return self.hops
 
     def __str__(self) -> str:
         parts = [self.nodes[0]]
@@ -110,9 +105,6 @@ class TraversalStats:
     truncated: bool = False
     queries: int = 0              # database round trips (0 on NetworkX)
 
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
     def __str__(self) -> str:
         flags = (" TIMED OUT" if self.timed_out else "") + (" (limit reached)" if self.truncated else "")
         return (f"{self.backend}: explored {self.explored}, cyclic pruned {self.cyclic_pruned}, "
@@ -133,18 +125,9 @@ class PathResult:
     def __len__(self) -> int:
         return len(self.paths)
 
-    def keys(self) -> set:
-        """The set of path identities (compare backends with it)."""
-        return {p.key() for p in self.paths}
-
-    def to_frame(self):
-        """One row per path: path, hops (and score when ranked)."""
-        import pandas as pd
-        rows = [{"path": str(p), "hops": p.hops} for p in self.paths]
-        if self.scores is not None:
-            for r, s in zip(rows, self.scores):
-                r["score"] = s
-        return pd.DataFrame(rows)
+    def keys(self) -> set[Path]:
+        """The set of paths (compare backends with it)."""
+        return set(self.paths)
 
 
 @dataclasses.dataclass
@@ -166,17 +149,65 @@ class Neighborhood:
         return name in self.nodes
 
 
-# --- validation ------------------------------------------------------------------------------
+# --- counting --------------------------------------------------------------------------------
 
 class TruncatedResult(UserWarning):
     """A path query with ``limit=None`` stopped at :data:`MAX_PATHS`: the result is incomplete."""
 
 
-def _warn_capped(what: str, cap: int) -> None:
-    warnings.warn(f"{what} stopped at {cap:,} rows, the cap for limit=None (gaba.traversal.MAX_PATHS): "
-                  "the result is incomplete (stats.truncated is set). Pass a limit, a smaller "
-                  "max_depth, or rank with top_paths/beam_search.", TruncatedResult, stacklevel=4)
+class PathCounter:
+    """Counts the candidate paths of :func:`~gaba.paths.paths_between` the same way on both backends.
 
+    Every candidate reached the target. :meth:`add` keeps it unless it is cyclic (with ``cycles``
+    other than ``"keep"``) and returns False once no more are wanted: one path beyond ``limit``
+    (or :data:`MAX_PATHS`) was found, or ``cycles="detect"`` examined :data:`MAX_PATHS` walks.
+
+    Examples
+    --------
+    >>> c = PathCounter("networkx", limit=1, cycles="prune")
+    >>> c.add(Path(("a", "b"), ("R",), (True,))), c.add(Path(("a", "c", "b"), ("R", "R"), (True, True)))
+    (True, False)
+    >>> c.stats.truncated, len(c.paths)
+    (True, 1)
+    """
+
+    def __init__(self, backend: str, limit: int | None, cycles: str):
+        self.stats = TraversalStats(backend=backend)
+        self.paths: list[Path] = []
+        self.limit, self.cycles = limit, cycles
+        self.cap = limit if limit is not None else MAX_PATHS        # read at call time: one cap
+        self.row_cap = MAX_PATHS if cycles == "detect" else None
+        self.t0 = time.perf_counter()
+
+    def add(self, path: Path) -> bool:
+        s = self.stats
+        if self.row_cap is not None and s.explored >= self.row_cap:
+            s.truncated = True                  # a walk past the cap: not examined
+            return False
+        s.explored += 1
+        if self.cycles != "keep" and path.is_cyclic:
+            s.cyclic_pruned += 1
+            return True
+        self.paths.append(path)
+        if len(self.paths) > self.cap:         # one more than asked for: the result is cut
+            self.paths.pop()
+            s.explored -= 1
+            s.truncated = True
+            return False
+        return True
+
+    def result(self) -> tuple[list[Path], TraversalStats]:
+        """The paths kept and the stats; warns :class:`TruncatedResult` if ``limit=None`` was capped."""
+        self.stats.seconds = time.perf_counter() - self.t0
+        if self.stats.truncated and self.limit is None:
+            warnings.warn(f"paths_between stopped at {MAX_PATHS:,} rows, the cap for limit=None "
+                          "(gaba.traversal.MAX_PATHS): the result is incomplete (stats.truncated is "
+                          "set). Pass a limit, a smaller max_depth, or rank with top_paths/beam_search.",
+                          TruncatedResult, stacklevel=4)
+        return self.paths, self.stats
+
+
+# --- validation ------------------------------------------------------------------------------
 
 def _check_depth(max_depth: Any, what: str = "max_depth") -> int:
     if isinstance(max_depth, bool) or not isinstance(max_depth, int):

@@ -7,6 +7,7 @@ static book (self-contained HTML, nothing from a CDN). Stable selectors for test
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 from pathlib import Path
@@ -46,8 +47,12 @@ def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: 
     >>> "hop-explorer" in hop_explorer_html(G, "A")
     True
     """
-    data = explorer_data(G, entity, max_hops=max_hops, seed=seed)
-    hops = max(1, min(int(hops), max_hops))
+    return _page(explorer_data(G, entity, max_hops=max_hops, seed=seed), hops)
+
+
+def _page(data: dict, hops: int) -> str:
+    """The HTML of :func:`hop_explorer_html` for the data of :func:`gaba.hop_layout.explorer_data`."""
+    hops = max(1, min(int(hops), data["max_hops"]))
     uid = data["uid"]
     first = data["reach"][data["default_entity"]]["facts"]
     fallback = "".join(
@@ -80,14 +85,9 @@ class StaticHopExplorer:
         return self._html
 
 
-_widget_class = None
-
-
+@functools.cache
 def _anywidget_class():
     """Define the anywidget class on first use (anywidget and traitlets are imported lazily)."""
-    global _widget_class
-    if _widget_class is not None:
-        return _widget_class
     import anywidget
     import traitlets
 
@@ -117,8 +117,7 @@ export default { render };
             super().__init__(data=data, entity=data["default_entity"],
                              hops=max(1, min(int(hops), max_hops)), **kwargs)
             self.G = G
-            self._static_html = hop_explorer_html(G, data["default_entity"], hops=self.hops,
-                                                  max_hops=max_hops, seed=seed)
+            self._static_html = _page(data, self.hops)
 
         @property
         def facts(self) -> set:
@@ -136,7 +135,6 @@ export default { render };
             data["text/html"] = self._static_html
             return data, meta
 
-    _widget_class = HopExplorer
     return HopExplorer
 
 

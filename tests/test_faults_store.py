@@ -69,7 +69,7 @@ def cyclic(server):
 
 def test_dense_graph_depth_6_reaches_everything_quickly(k30):
     t0 = time.perf_counter()
-    res = k30.neighbors("n00", depth=6)
+    res = P.neighbors(k30, "n00", depth=6)
     assert time.perf_counter() - t0 < 5
     assert not res.stats.timed_out
     assert len(res) == 30                     # 29 others and the start (a triangle returns to it)
@@ -81,7 +81,7 @@ def test_dense_graph_depth_6_reaches_everything_quickly(k30):
 def test_dense_graph_matches_networkx(k30, direction, depth):
     G = complete(30)
     for name in ("n00", "n15", "n29"):
-        got = k30.neighbors(name, depth=depth, direction=direction)
+        got = P.neighbors(k30, name, depth=depth, direction=direction)
         assert got.nodes == P.neighbors(G, name, depth=depth, direction=direction).nodes
         assert got.stats.queries <= depth + 1
 
@@ -104,7 +104,7 @@ def test_random_dense_graph_matches_networkx(server):
         for name in names[:5]:
             for kwargs in (dict(depth=5), dict(depth=3, direction="out", rel_types=["A_OF"]),
                            dict(depth=4, direction="in")):
-                assert st.neighbors(name, **kwargs).nodes == P.neighbors(G, name, **kwargs).nodes
+                assert P.neighbors(st, name, **kwargs).nodes == P.neighbors(G, name, **kwargs).nodes
         assert time.perf_counter() - t0 < 20
     finally:
         st.drop()
@@ -118,8 +118,8 @@ def test_neighbors_of_isolated_and_leaf_nodes(server):
     st = FalkorStore(server.url, graph="faults_small")
     try:
         st.load_networkx(G)
-        assert len(st.neighbors("alone", depth=6)) == 0
-        assert st.neighbors("x", depth=6).nodes == {"y": 1}      # no cycle back over one edge
+        assert len(P.neighbors(st, "alone", depth=6)) == 0
+        assert P.neighbors(st, "x", depth=6).nodes == {"y": 1}      # no cycle back over one edge
     finally:
         st.drop()
         st.close()
@@ -131,7 +131,7 @@ def test_limit_is_not_spent_on_cyclic_rows(cyclic):
     G = many_cyclic_rows()
     every = P.paths_between(G, "a", "b", max_depth=5, limit=None)
     assert every.stats.cyclic_pruned > 1000, "the probe needs more cyclic rows than the limit"
-    res = cyclic.paths_between("a", "b", max_depth=5, limit=1000)
+    res = P.paths_between(cyclic, "a", "b", max_depth=5, limit=1000)
     assert len(res) == min(1000, len(every)) == 41
     assert res.keys() == every.keys()
     assert not res.stats.truncated and not res.stats.timed_out
@@ -141,13 +141,13 @@ def test_limit_is_not_spent_on_cyclic_rows(cyclic):
 
 
 def test_small_limit_returns_exactly_limit_simple_paths(cyclic):
-    res = cyclic.paths_between("a", "b", max_depth=5, limit=10)
+    res = P.paths_between(cyclic, "a", "b", max_depth=5, limit=10)
     assert len(res) == 10 and res.stats.truncated
     assert all(not p.is_cyclic for p in res)
 
 
 def test_limit_on_a_dense_graph(k30):
-    res = k30.paths_between("n00", "n01", max_depth=6, limit=1000)
+    res = P.paths_between(k30, "n00", "n01", max_depth=6, limit=1000)
     assert len(res) == 1000 and res.stats.truncated and not res.stats.timed_out
     assert all(not p.is_cyclic for p in res)
 
@@ -158,7 +158,7 @@ def test_dense_graph_limit_parity_with_networkx(k30, cycles, depth, limit):
     """Both backends return exactly ``limit`` paths and flag the cut the same way. (Walk modes
     use one fixed-length query per depth; on the complete graph a deep one is slow to plan.)"""
     G = complete(30)
-    db = k30.paths_between("n00", "n01", max_depth=depth, limit=limit, cycles=cycles, timeout=60)
+    db = P.paths_between(k30, "n00", "n01", max_depth=depth, limit=limit, cycles=cycles, timeout=60)
     nx_ = P.paths_between(G, "n00", "n01", max_depth=depth, limit=limit, cycles=cycles, timeout=60)
     assert len(db) == len(nx_) == limit
     assert db.stats.truncated and nx_.stats.truncated
@@ -182,7 +182,7 @@ def test_cap_parity_with_networkx(k30, monkeypatch):
 
 @pytest.mark.parametrize("cycles", ["detect", "keep"])
 def test_walk_modes_count_returned_paths(cyclic, cycles):
-    res = cyclic.paths_between("a", "b", max_depth=3, limit=30, cycles=cycles)
+    res = P.paths_between(cyclic, "a", "b", max_depth=3, limit=30, cycles=cycles)
     assert len(res) == 30 and res.stats.truncated
 
 
@@ -191,7 +191,7 @@ def test_walk_modes_count_returned_paths(cyclic, cycles):
 def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
     monkeypatch.setattr(T, "MAX_PATHS", 50)
     with pytest.warns(TruncatedResult, match=r"stopped at 50 rows.*MAX_PATHS.*incomplete"):
-        res = k30.paths_between("n00", "n01", max_depth=3, limit=None)
+        res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None)
     assert len(res) == 50 and res.stats.truncated
 
 
@@ -199,14 +199,14 @@ def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
 def test_unlimited_walks_are_capped(k30, monkeypatch, cycles):
     monkeypatch.setattr(T, "MAX_PATHS", 40)
     with pytest.warns(TruncatedResult, match="40 rows"):
-        res = k30.paths_between("n00", "n01", max_depth=3, limit=None, cycles=cycles)
+        res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None, cycles=cycles)
     assert len(res) <= 40 and res.stats.truncated and res.stats.explored <= 40
 
 
 def test_complete_unlimited_result_has_no_warning(cyclic):
     with warnings.catch_warnings():
         warnings.simplefilter("error", TruncatedResult)
-        res = cyclic.paths_between("a", "b", max_depth=5, limit=None)
+        res = P.paths_between(cyclic, "a", "b", max_depth=5, limit=None)
     assert len(res) == 41 and not res.stats.truncated
 
 
