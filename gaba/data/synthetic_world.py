@@ -130,16 +130,6 @@ def possessive(name: str) -> str:
     return name + ("'" if name.endswith("s") else "'s")
 
 
-def _date(rng: random.Random) -> str:
-    day = _dt.date(2021, 1, 1) + _dt.timedelta(days=rng.randrange(5 * 365))
-    return day.isoformat()
-
-
-def _filler(rng: random.Random, a: str) -> str:
-    return rng.choice(_FILLERS).format(a=a, a_s=possessive(a), years=rng.randint(2, 7), pct=rng.randint(2, 14),
-                                       region=rng.choice(_REGIONS))
-
-
 def write_document(doc_id: str, rng: random.Random, relation: str | None, a: str, b: str,
                    product: str = "", extra: list[tuple[str, str, str, str]] | None = None
                    ) -> tuple[dict, list[Triple]]:
@@ -155,24 +145,16 @@ def write_document(doc_id: str, rng: random.Random, relation: str | None, a: str
     ('Alderbrook', 'ACQUIRED', 'Fenwick')
     """
     region = rng.choice(_REGIONS)
-    if relation is None:
-        title, sent = rng.choice(_PLAIN_NEWS)
-        title, sent = title.format(a=a), sent.format(a=a, region=region)
-        triples = []
-    else:
-        title, sent = rng.choice(_TEMPLATES[relation])
-        title = title.format(a=a, b=b, p=product)
-        sent = sent.format(a=a, b=b, p=product, region=region)
-        triples = [Triple(a, relation, b, doc_id, sent)]
-    sentences = [sent]
-    for rel2, s2, o2, sent2 in extra or []:
-        sentences.append(sent2)
-        triples.append(Triple(s2, rel2, o2, doc_id, sent2))
+    title, sent = rng.choice(_TEMPLATES[relation] if relation else _PLAIN_NEWS)
+    title, sent = title.format(a=a, b=b, p=product), sent.format(a=a, b=b, p=product, region=region)
+    facts = ([(relation, a, b, sent)] if relation else []) + (extra or [])
     company = b if relation in ("CEO_OF", "BOARD_MEMBER_OF", "FOUNDED") else a
-    sentences.append(_filler(rng, company))
-    doc = {"id": doc_id, "title": title[0].upper() + title[1:], "date": _date(rng),
-           "text": " ".join(sentences)}
-    return doc, triples
+    filler = rng.choice(_FILLERS).format(a=company, a_s=possessive(company), years=rng.randint(2, 7),
+                                         pct=rng.randint(2, 14), region=rng.choice(_REGIONS))
+    day = _dt.date(2021, 1, 1) + _dt.timedelta(days=rng.randrange(5 * 365))
+    doc = {"id": doc_id, "title": title[0].upper() + title[1:], "date": day.isoformat(),
+           "text": " ".join([sent] + [f[3] for f in extra or []] + [filler])}
+    return doc, [Triple(s, r, o, doc_id, ev) for r, s, o, ev in facts]
 
 
 @dataclasses.dataclass

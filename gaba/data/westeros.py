@@ -26,20 +26,21 @@ class Relation:
     symmetric: bool    # stored once; means the same read in either direction
     phrase: str        # "source <phrase> target" is an English sentence
     kind: str          # "kin" (blood and marriage), "bond" (fostering, love, betrothal), "weak"
+    weight: float      # in gaba.paths.score_path: family ties near 1, weak ties 0.1
 
 
-#: The relation vocabulary, strongest first.
+#: The relation vocabulary, kin first.
 RELATIONS: dict[str, Relation] = {r.name: r for r in [
-    Relation("FATHER_OF", False, "is the father of", "kin"),
-    Relation("MOTHER_OF", False, "is the mother of", "kin"),
-    Relation("SIBLING_OF", True, "is a sibling of", "kin"),
-    Relation("MARRIED_TO", True, "married", "kin"),
-    Relation("LOVER_OF", True, "was the lover of", "bond"),
-    Relation("FOSTERED", False, "raised as a foster child", "bond"),
-    Relation("BETROTHED_TO", True, "was betrothed to", "bond"),
-    Relation("SERVED", False, "served", "weak"),
-    Relation("WORKED_WITH", True, "worked alongside", "weak"),
-    Relation("MET_ONCE", True, "met once", "weak"),
+    Relation("FATHER_OF", False, "is the father of", "kin", 1.0),
+    Relation("MOTHER_OF", False, "is the mother of", "kin", 1.0),
+    Relation("SIBLING_OF", True, "is a sibling of", "kin", 0.8),
+    Relation("MARRIED_TO", True, "married", "kin", 0.9),
+    Relation("LOVER_OF", True, "was the lover of", "bond", 0.7),
+    Relation("FOSTERED", False, "raised as a foster child", "bond", 0.6),
+    Relation("BETROTHED_TO", True, "was betrothed to", "bond", 0.5),
+    Relation("SERVED", False, "served", "weak", 0.1),
+    Relation("WORKED_WITH", True, "worked alongside", "weak", 0.1),
+    Relation("MET_ONCE", True, "met once", "weak", 0.1),
 ]}
 
 _SYMMETRIC = frozenset(r.name for r in RELATIONS.values() if r.symmetric)
@@ -48,18 +49,7 @@ _SYMMETRIC = frozenset(r.name for r in RELATIONS.values() if r.symmetric)
 PARENT_RELATIONS = ("FATHER_OF", "MOTHER_OF")
 
 #: Weight of each relation type in :func:`gaba.paths.score_path` (family ties near 1, weak ties 0.1).
-EDGE_WEIGHTS: dict[str, float] = {
-    "FATHER_OF": 1.0,
-    "MOTHER_OF": 1.0,
-    "MARRIED_TO": 0.9,
-    "SIBLING_OF": 0.8,
-    "LOVER_OF": 0.7,
-    "FOSTERED": 0.6,
-    "BETROTHED_TO": 0.5,
-    "SERVED": 0.1,
-    "WORKED_WITH": 0.1,
-    "MET_ONCE": 0.1,
-}
+EDGE_WEIGHTS: dict[str, float] = {r.name: r.weight for r in RELATIONS.values()}
 
 
 def is_symmetric(rel: str) -> bool:
