@@ -27,8 +27,6 @@ COMMODITIES = {
     "cans": ("cans", "aluminium cans"), "hops": ("hops", "hops"), "coffee": ("coffee", "green coffee"),
     "yeast": ("yeast", "baker's yeast"),
 }
-#: Planted question kinds, in planting order.
-QUESTION_KINDS = ("source_rival", "source_backer", "source_manager", "source_owner", "manager_advises")
 
 _SYL_A = """Bri Mar Tol Quen Vel Dor Lin Ost Pel Rav Sor Tam Ul Wex Yor Zan Fen Gal Hol Iv Jas Kel
 Lom Nor Per Ros Sal Tir Ver Cal Dun Esk Hav Mel Pim Rud Sten Thal Aud Bex Cor Dray Elm Fal Gor
@@ -87,6 +85,8 @@ _QUESTIONS = {
     "source_owner": "Which business ended up owning the {w} provider of {x}?",
     "manager_advises": "The person who manages {x} advises one other company on the side. Which one?",
 }
+#: Planted question kinds, in planting order.
+QUESTION_KINDS = tuple(_QUESTIONS)
 # Distractor families and how often each is drawn (None: market notes, no fact).
 _DISTRACTOR_MIX = {"ships": 0.36, "rivals": 0.12, "bankrolled": 0.09, "managed_by": 0.07, "advises": 0.05,
                    "took_over": 0.05, "co_develops_with": 0.08, "insures": 0.08, None: 0.1}
@@ -152,8 +152,8 @@ class _Writer:
         if facts:
             a, rel, b, _ = facts[0]
             family = "ships" if rel.startswith("ships_") else rel
-            c = rel[len("ships_"):-len("_to")].replace("_", " ") if family == "ships" else ""
-            title = _HEADLINE[family].format(a=a, b=b, C=c.capitalize(), place=place)
+            c = rel.removeprefix("ships_").removesuffix("_to").replace("_", " ").capitalize()
+            title = _HEADLINE[family].format(a=a, b=b, C=c, place=place)
         else:
             title = f"Market notes: {plain_about}"
         sentences = [f[3] for f in facts] or [rng.choice(_PLAIN).format(a=plain_about, place=place)]
