@@ -101,16 +101,10 @@ def _from_folder(folder: Path) -> list[dict]:
     """The ``.txt``/``.md`` files under ``folder``, skipping symbolic links (they could loop)."""
     files: list[Path] = []
     links: list[str] = []
-    for root, dirs, names in os.walk(folder, followlinks=False):
+    for root, dirs, names in os.walk(folder):               # os.walk does not enter linked folders
         here = Path(root)
-        for d in sorted(dirs):
-            if (here / d).is_symlink():
-                links.append((here / d).relative_to(folder).as_posix() + "/")
-        dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
-        for name in names:
-            p = here / name
-            if p.suffix.lower() not in TEXT_SUFFIXES:
-                continue
+        links += [(here / d).relative_to(folder).as_posix() + "/" for d in dirs if (here / d).is_symlink()]
+        for p in (here / name for name in names if Path(name).suffix.lower() in TEXT_SUFFIXES):
             if p.is_symlink():
                 links.append(p.relative_to(folder).as_posix())
             elif p.is_file():
