@@ -33,13 +33,19 @@ RELATION_FOLDS = {"inverse": {"BUYS_FROM": "SUPPLIES_TO"}, "symmetric": ("COMPET
 TEXT_SUFFIXES = (".txt", ".md")
 
 
-def _read_json(path: Path) -> Any:
+def _read_text(path: Path, hint: str = "") -> str:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise DocumentError(f"{path} is not UTF-8 text; give a JSON file of documents.") from exc
+        raise DocumentError(f"{path} is not UTF-8 text{hint}.") from exc
     except OSError as exc:
         raise DocumentError(f"cannot read {path}: {exc.strerror or exc}.") from exc
+
+
+def _read_json(path: Path) -> Any:
+    text = _read_text(path, "; give a JSON file of documents")
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DocumentError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}); expected a "
                             'list of strings or of {"id", "text"} objects.') from exc
@@ -91,29 +97,14 @@ def _normalise(items: Iterable[Any]) -> list[dict]:
     return docs
 
 
-def _read_text(p: Path) -> str:
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DocumentError(f"{p} is not UTF-8 text.") from exc
-    except OSError as exc:
-        raise DocumentError(f"cannot read {p}: {exc.strerror or exc}.") from exc
-
-
 def _from_folder(folder: Path) -> list[dict]:
     """The ``.txt``/``.md`` files under ``folder``, skipping symbolic links (they could loop)."""
     files: list[Path] = []
     links: list[str] = []
-    for root, dirs, names in os.walk(folder, followlinks=False):
+    for root, dirs, names in os.walk(folder):               # os.walk does not enter linked folders
         here = Path(root)
-        for d in sorted(dirs):
-            if (here / d).is_symlink():
-                links.append((here / d).relative_to(folder).as_posix() + "/")
-        dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
-        for name in names:
-            p = here / name
-            if p.suffix.lower() not in TEXT_SUFFIXES:
-                continue
+        links += [(here / d).relative_to(folder).as_posix() + "/" for d in dirs if (here / d).is_symlink()]
+        for p in (here / name for name in names if Path(name).suffix.lower() in TEXT_SUFFIXES):
             if p.is_symlink():
                 links.append(p.relative_to(folder).as_posix())
             elif p.is_file():
@@ -135,11 +126,6 @@ def _from_folder(folder: Path) -> list[dict]:
         doc_id = rel.as_posix() if stems[stem] > 1 else stem
         items.append({"id": doc_id, "title": p.stem, "text": _read_text(p)})
     return _normalise(items)
-
-
-def _from_text_file(path: Path) -> list[dict]:
-    """A single ``.txt``/``.md`` file: one document (id and title = the file name's stem)."""
-    return _normalise([{"id": path.stem or path.name, "title": path.stem, "text": _read_text(path)}])
 
 
 def load_documents(source: Any = None) -> list[dict]:
@@ -167,22 +153,17 @@ def load_documents(source: Any = None) -> list[dict]:
                                 "list of strings.")
         if path.is_dir():
             return _from_folder(path)
-        if path.suffix.lower() in TEXT_SUFFIXES:
-            return _from_text_file(path)
+        if path.suffix.lower() in TEXT_SUFFIXES:     # one document: id and title are the file's stem
+            return _normalise([{"id": path.stem or path.name, "title": path.stem, "text": _read_text(path)}])
         data = _read_json(path)
         if not isinstance(data, list):
             raise DocumentError(f"{path} holds a JSON {type(data).__name__}; expected a list of "
                                 'strings or of {"id", "text"} objects.')
         return _normalise(data)
-    if isinstance(source, (bytes, bytearray, Mapping)):
+    if isinstance(source, (bytes, bytearray, Mapping)) or not isinstance(source, Iterable):
         raise DocumentError(f"cannot read documents from a {type(source).__name__}; give a list of "
                             "strings, a list of dicts, or a path.")
-    try:
-        items = list(source)
-    except TypeError as exc:
-        raise DocumentError(f"cannot read documents from a {type(source).__name__}; give a list of "
-                            "strings, a list of dicts, or a path.") from exc
-    return _normalise(items)
+    return _normalise(source)
 
 
 def load_gold_triples() -> list[dict]:

@@ -2,18 +2,19 @@
 
 Taught in chapter "Retrieval that stays sharp at scale". Documents come from templates (no model
 call), so the gold triples are exact; the chains start at hub companies (Zipf popularity), which is
-what makes a naive context budget fail at scale. Cast: :mod:`gaba.data.synthetic_world`; wording:
-:mod:`gaba.data.synthetic_text`.
+what makes a naive context budget fail at scale. Cast and wording: :mod:`gaba.data.synthetic_world`.
+The records, the argument checks and the assembly here serve the trade wire
+(:mod:`gaba.data.tradewire`) too.
 """
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from .synthetic_text import possessive, write_document
-from .synthetic_world import SUPPLIER_SECTORS, World
+from .synthetic_world import SUPPLIER_SECTORS, World, possessive, write_document
 from .triple import Triple
 
 __all__ = ["ChainQuestion", "ScalingCorpus", "make_scaling_corpus", "RELATIONS"]
@@ -92,6 +93,58 @@ class ScalingCorpus:
                 "max_degree": max(deg.values(), default=0)}
 
 
+# --- the engine both generators share -----------------------------------------------------------
+
+#: A planted question with its documents: ``(question, [(document, its triples), ...])``.
+Planted = tuple[ChainQuestion, list[tuple[dict, list[Triple]]]]
+
+
+def _check_args(n_docs, n_questions, seed) -> None:
+    for name, value, low in (("n_docs", n_docs, 2), ("n_questions", n_questions, 1), ("seed", seed, None)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be an int, not {type(value).__name__}")
+        if low is not None and value < low:
+            raise ValueError(f"{name} must be at least {low}, got {value}; "
+                             + ("a corpus needs room for a two-document chain." if name == "n_docs"
+                                else "ask for one or more planted questions."))
+
+
+def _chain(prefix: str, seed: int, q: dict, hops: list[tuple], write: Callable) -> Planted:
+    """The question ``q`` (the :class:`ChainQuestion` fields but ``facts``) and one document per hop.
+
+    Hop ``h`` is document ``<prefix>-<id>-<h>``, written by ``write(doc_id, rng, *hop)`` with its
+    own seeded ``rng``; the first triple of each is the hop's gold fact.
+    """
+    made = [write(doc_id, random.Random(f"{seed}-{doc_id}"), *hop)
+            for doc_id, hop in ((f"{prefix}-{q['id']}-{h}", hop) for h, hop in enumerate(hops, 1))]
+    return ChainQuestion(**q, facts=tuple(ts[0] for _, ts in made)), made
+
+
+def _numbered(prefix: str, make: Callable, start: int = 0) -> Iterator[tuple[dict, list[Triple]]]:
+    """An endless stream of distractors ``make(doc_id)``, ids ``<prefix>-d00000`` up; a None is drawn again."""
+    i = start
+    while True:
+        made = make(f"{prefix}-d{i:05d}")
+        if made is not None:
+            i += 1
+            yield made
+
+
+def _assemble(planted: list[Planted], stream: Iterator, n_docs: int, n_questions: int,
+              aliases: dict[str, list[str]], seed: int) -> ScalingCorpus:
+    """The documents of the questions that fit, then distractors from ``stream`` up to ``n_docs``."""
+    kept = planted[: min(n_questions, n_docs // 2)]
+    made = [m for _, chain in kept for m in chain]
+    made += itertools.islice(stream, n_docs - len(made))
+    triples = {d["id"]: ts for d, ts in made}
+    names = {x for ts in triples.values() for t in ts for x in (t.subject, t.object)}
+    return ScalingCorpus(documents=sorted((d for d, _ in made), key=lambda d: (d["date"], d["id"])),
+                         triples=triples, questions=[q for q, _ in kept],
+                         aliases={n: list(a) for n, a in aliases.items() if n in names}, seed=seed)
+
+
+# --- the company news ---------------------------------------------------------------------------
+
 # Planted question kinds: (kind, question template), planted in turn.
 _QUESTION_KINDS = (
     ("supplier_competitor", "Who competes with {x_s} {w} supplier?"),
@@ -100,6 +153,9 @@ _QUESTION_KINDS = (
     ("supplier_acquirer", "Which company acquired {x_s} {w} supplier?"),
     ("ceo_board", "On which other company's board does the CEO of {x} sit?"),
 )
+# Distractor kinds and how often each is drawn (None: news about one company, no fact).
+_DISTRACTOR_MIX = {"SUPPLIES_TO": 0.34, "COMPETES_WITH": 0.13, "INVESTS_IN": 0.11, "BOARD_MEMBER_OF": 0.1,
+                   "CEO_OF": 0.05, "ACQUIRED": 0.05, "PARTNERS_WITH": 0.08, "FOUNDED": 0.04, None: 0.1}
 
 
 class _Builder:
@@ -111,41 +167,37 @@ class _Builder:
         self.reserved: set[tuple] = set()  # keys distractors must not touch
         self.ceo: dict[str, str] = {}      # company -> its CEO (one each)
 
-    def plant(self, n_questions: int) -> list[tuple[ChainQuestion, list[dict], list[list[Triple]]]]:
+    def plant(self, n_questions: int) -> list[Planted]:
         rng = random.Random(f"gaba-synthetic-questions-{self.seed}")
-        planted = []
+        w, planted = self.w, []
         used_pairs: set[tuple[str, str]] = set()
         taken_people: set[str] = set()
         taken_bridges: set[str] = set()
-        n_hubs = max(10, min(len(self.w.hubs), 25))
-        i = 0
-        attempts = 0
-        while len(planted) < n_questions:
-            attempts += 1
-            if attempts > 100 * (n_questions + 10):
+        n_hubs = max(10, min(len(w.hubs), 25))
+        for attempt in itertools.count(1):
+            if len(planted) == n_questions:
+                return planted
+            if attempt > 100 * (n_questions + 10):
                 raise RuntimeError("could not plant enough questions; lower n_questions")
-            kind, template = _QUESTION_KINDS[i % len(_QUESTION_KINDS)]
-            hub = self.w.hubs[rng.randrange(n_hubs)]
-            x = hub.name
-            qid = f"q{len(planted):03d}"
+            kind, template = _QUESTION_KINDS[len(planted) % len(_QUESTION_KINDS)]
+            x = w.hubs[rng.randrange(n_hubs)].name
             if kind == "ceo_board":
                 if ("CEO_OF", x) in self.reserved:
                     continue
-                p = self.w.fresh_person(rng, taken_people)
-                y = self.w.company(rng, role="customer").name
+                p = w.fresh_person(rng, taken_people)
+                y = w.company(rng, role="customer").name
                 if y == x:
                     continue
                 self.reserved |= {("CEO_OF", x), ("BOARD_MEMBER_OF", p), ("person", p)}
                 self.ceo[x] = p
                 hops = [("CEO_OF", p, x, ""), ("BOARD_MEMBER_OF", p, y, "")]
-                question = template.format(x=x)
-                answer, bridge = y, p
+                question, answer, bridge = template.format(x=x), y, p
             else:
                 sector = rng.choice(sorted(SUPPLIER_SECTORS))
                 _, product, word = SUPPLIER_SECTORS[sector]
                 if (x, sector) in used_pairs:
                     continue
-                candidates = [c for c in self.w.by_sector[sector] if c.name not in taken_bridges]
+                candidates = [c for c in w.by_sector[sector] if c.name not in taken_bridges]
                 # bridges: not from the most popular third of the sector
                 candidates = sorted(candidates, key=lambda c: -c.weight)[len(candidates) // 3:]
                 if not candidates:
@@ -153,69 +205,38 @@ class _Builder:
                 s = rng.choice(candidates).name
                 taken_bridges.add(s)
                 used_pairs.add((x, sector))
-                self.reserved |= {("SUPPLIES_TO", x, sector)}
+                self.reserved.add(("SUPPLIES_TO", x, sector))
                 if kind == "supplier_competitor":
-                    rivals = [c for c in self.w.by_sector[sector] if c.name not in (s, x)
-                              and c.name not in taken_bridges]
-                    c = rng.choice(rivals).name
-                    self.reserved.add(("COMPETES_WITH", s))
-                    hop2 = ("COMPETES_WITH", c, s, "")
-                    answer = c
+                    answer = rng.choice([c for c in w.by_sector[sector] if c.name not in (s, x)
+                                         and c.name not in taken_bridges]).name
+                    rel = "COMPETES_WITH"
                 elif kind == "supplier_ceo":
-                    p = self.w.fresh_person(rng, taken_people)
-                    self.reserved |= {("CEO_OF", s), ("person", p)}
-                    self.ceo[s] = p
-                    hop2 = ("CEO_OF", p, s, "")
-                    answer = p
+                    answer = w.fresh_person(rng, taken_people)
+                    self.reserved.add(("person", answer))
+                    self.ceo[s] = answer
+                    rel = "CEO_OF"
                 elif kind == "supplier_investor":
-                    inv = rng.choice(self.w.by_role["investor"]).name
-                    self.reserved.add(("INVESTS_IN", s))
-                    hop2 = ("INVESTS_IN", inv, s, "")
-                    answer = inv
+                    answer, rel = rng.choice(w.by_role["investor"]).name, "INVESTS_IN"
                 else:  # supplier_acquirer
-                    acq = self.w.company(rng, role="customer").name
-                    if acq == x:
-                        acq = self.w.hubs[-1].name
-                    self.reserved.add(("ACQUIRED", s))
-                    hop2 = ("ACQUIRED", acq, s, "")
-                    answer = acq
-                hops = [("SUPPLIES_TO", s, x, product), hop2]
-                question = template.format(x=x, x_s=possessive(x), w=word, p=product)
-                bridge = s
-            docs, doc_triples = [], []
-            for h, (rel, a, b, prod) in enumerate(hops):
-                doc_id = f"syn-{qid}-{h + 1}"
-                d, ts = write_document(doc_id, random.Random(f"{self.seed}-{doc_id}"), rel, a, b, prod)
-                docs.append(d)
-                doc_triples.append(ts)
-            facts = tuple(ts[0] for ts in doc_triples)
-            planted.append((ChainQuestion(qid, question, answer, x, bridge, kind, facts),
-                            docs, doc_triples))
-            i += 1
-        return planted
+                    answer, rel = w.company(rng, role="customer").name, "ACQUIRED"
+                    answer = w.hubs[-1].name if answer == x else answer
+                self.reserved.add((rel, s))
+                hops = [("SUPPLIES_TO", s, x, product), (rel, answer, s, "")]
+                question, bridge = template.format(x=x, x_s=possessive(x), w=word, p=product), s
+            q = dict(id=f"q{len(planted):03d}", question=question, answer=answer, start=x, bridge=bridge, kind=kind)
+            planted.append(_chain("syn", self.seed, q, hops, write_document))
 
     def distractors(self) -> Iterator[tuple[dict, list[Triple]]]:
         """An endless, deterministic stream of distractor documents (a prefix of it is used)."""
         rng = random.Random(f"gaba-synthetic-stream-{self.seed}")
-        kinds = ("SUPPLIES_TO", "COMPETES_WITH", "INVESTS_IN", "BOARD_MEMBER_OF", "CEO_OF",
-                 "ACQUIRED", "PARTNERS_WITH", "FOUNDED", None)
-        weights = (0.34, 0.13, 0.11, 0.1, 0.05, 0.05, 0.08, 0.04, 0.1)
-        i = 0
-        while True:
-            kind = rng.choices(kinds, weights=weights, k=1)[0]
-            doc_id = f"syn-d{i:05d}"
-            made = self._distractor(rng, kind, doc_id)
-            if made is None:
-                continue  # the draw touched a reserved key: draw again
-            i += 1
-            yield made
+        kinds, weights = list(_DISTRACTOR_MIX), list(_DISTRACTOR_MIX.values())
+        return _numbered("syn", lambda doc_id: self._distractor(rng, rng.choices(kinds, weights=weights)[0], doc_id))
 
     def _distractor(self, rng: random.Random, kind: str | None, doc_id: str):
         R = self.reserved
         doc_rng = random.Random(f"{self.seed}-{doc_id}-{rng.random()}")
         if kind is None:
-            a = self.w.company(rng).name
-            return write_document(doc_id, doc_rng, None, a, "")
+            return write_document(doc_id, doc_rng, None, self.w.company(rng).name, "")
         if kind == "SUPPLIES_TO":
             s = self.w.company(rng, role="supplier")
             x = self.w.company(rng, role="customer" if rng.random() < 0.8 else None)
@@ -275,36 +296,8 @@ def make_scaling_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) ->
     >>> len(c.documents), len(c.questions)
     (140, 10)
     """
-    for name, value, low in (("n_docs", n_docs, 2), ("n_questions", n_questions, 1)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{name} must be an int, not {type(value).__name__}")
-        if value < low:
-            raise ValueError(f"{name} must be at least {low}, got {value}; "
-                             + ("a corpus needs room for a two-document chain." if name == "n_docs"
-                                else "ask for one or more planted questions."))
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an int, not {type(seed).__name__}")
+    _check_args(n_docs, n_questions, seed)
     world = World(seed)
     builder = _Builder(world, seed)
     planted = builder.plant(n_questions)       # all of them: reservations do not depend on n_docs
     return _assemble(planted, builder.distractors(), n_docs, n_questions, world.aliases, seed)
-
-
-def _assemble(planted: list, stream: Iterator, n_docs: int, n_questions: int,
-              aliases: dict[str, list[str]], seed: int) -> ScalingCorpus:
-    """The documents of the questions that fit, then distractors from ``stream`` up to ``n_docs``."""
-    kept = planted[: min(n_questions, n_docs // 2)]
-    documents: list[dict] = []
-    triples: dict[str, list[Triple]] = {}
-    for _, docs, doc_triples in kept:
-        for d, ts in zip(docs, doc_triples):
-            documents.append(d)
-            triples[d["id"]] = ts
-    while len(documents) < n_docs:
-        d, ts = next(stream)
-        documents.append(d)
-        triples[d["id"]] = ts
-    documents.sort(key=lambda d: (d["date"], d["id"]))
-    names = {x for ts in triples.values() for t in ts for x in (t.subject, t.object)}
-    return ScalingCorpus(documents=documents, triples=triples, questions=[q for q, _, _ in kept],
-                         aliases={n: list(a) for n, a in aliases.items() if n in names}, seed=seed)

@@ -9,12 +9,12 @@ shape, so :func:`gaba.scaling.scaling_experiment` runs on either (``generator=ma
 from __future__ import annotations
 
 import datetime as _dt
-import itertools
 import random
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator
 
-from .synthetic import ChainQuestion, ScalingCorpus, _assemble
+from .synthetic import ScalingCorpus, _assemble, _chain, _check_args, _numbered
+from .synthetic_world import Pool, first_word_aliases
 from .triple import Triple
 
 __all__ = ["make_trade_corpus", "COMMODITIES", "QUESTION_KINDS"]
@@ -27,8 +27,6 @@ COMMODITIES = {
     "cans": ("cans", "aluminium cans"), "hops": ("hops", "hops"), "coffee": ("coffee", "green coffee"),
     "yeast": ("yeast", "baker's yeast"),
 }
-#: Planted question kinds, in planting order.
-QUESTION_KINDS = ("source_rival", "source_backer", "source_manager", "source_owner", "manager_advises")
 
 _SYL_A = """Bri Mar Tol Quen Vel Dor Lin Ost Pel Rav Sor Tam Ul Wex Yor Zan Fen Gal Hol Iv Jas Kel
 Lom Nor Per Ros Sal Tir Ver Cal Dun Esk Hav Mel Pim Rud Sten Thal Aud Bex Cor Dray Elm Fal Gor
@@ -87,6 +85,11 @@ _QUESTIONS = {
     "source_owner": "Which business ended up owning the {w} provider of {x}?",
     "manager_advises": "The person who manages {x} advises one other company on the side. Which one?",
 }
+#: Planted question kinds, in planting order.
+QUESTION_KINDS = tuple(_QUESTIONS)
+# Distractor families and how often each is drawn (None: market notes, no fact).
+_DISTRACTOR_MIX = {"ships": 0.36, "rivals": 0.12, "bankrolled": 0.09, "managed_by": 0.07, "advises": 0.05,
+                   "took_over": 0.05, "co_develops_with": 0.08, "insures": 0.08, None: 0.1}
 _HOP2 = {"source_rival": "rivals", "source_backer": "bankrolled", "source_manager": "managed_by",
          "source_owner": "took_over"}
 
@@ -111,23 +114,18 @@ class _World:
         rng.shuffle(people)
         self.people = people
         # popularity: makers steep (they become the hubs), everyone else flat
-        self.maker_w = list(itertools.accumulate(4.0 / (r + 4) for r in range(len(self.makers))))
-        self.flat_w = {name: list(itertools.accumulate(1.0 / (r + 40) ** 0.3 for r in range(len(items))))
-                       for name, items in (("suppliers", self.suppliers), ("people", self.people),
-                                           ("funds", self.funds))}
+        self._makers = Pool(self.makers, (4.0 / (r + 4) for r in range(len(self.makers))))
+        self._flat = {name: Pool(items, (1.0 / (r + 40) ** 0.3 for r in range(len(items))))
+                      for name, items in (("suppliers", self.suppliers), ("people", self.people),
+                                          ("funds", self.funds))}
         self.companies = self.makers + self.suppliers
-        first = Counter(n.split()[0] for n in self.makers + self.suppliers + self.funds + self.insurers)
-        self.aliases = {n: [n.split()[0]] for n in self.makers if first[n.split()[0]] == 1}
+        self.aliases = first_word_aliases(self.makers, self.companies + self.funds + self.insurers)
 
     def maker(self, rng):
-        return rng.choices(self.makers, cum_weights=self.maker_w)[0]
+        return self._makers.draw(rng)
 
     def pick(self, rng, pool: str):
-        return rng.choices(getattr(self, pool), cum_weights=self.flat_w[pool])[0]
-
-
-def _predicate(family: str, commodity: str | None = None) -> str:
-    return f"ships_{COMMODITIES[commodity][0]}_to" if family == "ships" else family
+        return self._flat[pool].draw(rng)
 
 
 class _Writer:
@@ -143,15 +141,19 @@ class _Writer:
         c = COMMODITIES[commodity][1] if commodity else ""
         text = rng.choice(_SAY[family]).format(a=a, b=b, c=c, n=rng.randint(2, 6), place=rng.choice(_PLACES),
                                                year=rng.randint(2009, 2022))
-        return (a, _predicate(family, commodity), b, text)
+        return (a, f"ships_{COMMODITIES[commodity][0]}_to" if family == "ships" else family, b, text)
+
+    def _write(self, doc_id, rng, family, a, b, commodity=None) -> tuple[dict, list[Triple]]:
+        """A document stating one fact (a hop of a chain, or a near miss)."""
+        return self.doc(doc_id, [self._fact(rng, family, a, b, commodity)], rng)
 
     def doc(self, doc_id, facts, rng, *, plain_about=None) -> tuple[dict, list[Triple]]:
         place = rng.choice(_PLACES)
         if facts:
             a, rel, b, _ = facts[0]
             family = "ships" if rel.startswith("ships_") else rel
-            c = rel[len("ships_"):-len("_to")].replace("_", " ") if family == "ships" else ""
-            title = _HEADLINE[family].format(a=a, b=b, C=c.capitalize(), place=place)
+            c = rel.removeprefix("ships_").removesuffix("_to").replace("_", " ").capitalize()
+            title = _HEADLINE[family].format(a=a, b=b, C=c, place=place)
         else:
             title = f"Market notes: {plain_about}"
         sentences = [f[3] for f in facts] or [rng.choice(_PLAIN).format(a=plain_about, place=place)]
@@ -171,7 +173,6 @@ class _Writer:
         hubs = w.makers[:20]
         while len(planted) < n_questions:
             kind = QUESTION_KINDS[len(planted) % len(QUESTION_KINDS)]
-            qid = f"q{len(planted):03d}"
             x = hubs[rng.randrange(len(hubs))]
             if kind == "manager_advises":
                 if ("managed_by", x) in self.reserved:
@@ -206,16 +207,9 @@ class _Writer:
                 near = [("ships", s2, x, c2), other2]
                 bridge = s
                 question = _QUESTIONS[kind].format(x=x, w=COMMODITIES[c][1])
-            docs, doc_triples = [], []
-            for h, (family, a, b, commodity) in enumerate(hops, 1):
-                doc_id = f"tw-{qid}-{h}"
-                r = random.Random(f"{self.seed}-{doc_id}")
-                d, ts = self.doc(doc_id, [self._fact(r, family, a, b, commodity)], r)
-                docs.append(d)
-                doc_triples.append(ts)
-            facts = tuple(ts[0] for ts in doc_triples)
-            planted.append((ChainQuestion(qid, question, answer, x, bridge, kind, facts), docs, doc_triples))
-            nearby.append(near)
+            q = dict(id=f"q{len(planted):03d}", question=question, answer=answer, start=x, bridge=bridge, kind=kind)
+            planted.append(_chain("tw", self.seed, q, hops, self._write))
+            nearby += near
         return planted, nearby
 
     def _second(self, kind, rng, s, x, people, used):
@@ -238,31 +232,25 @@ class _Writer:
         owner = owner if owner != x else w.makers[-1]
         return ("took_over", owner, s, None), owner
 
-    def stream(self, nearby) -> Iterator[tuple[dict, list[Triple]]]:
-        """Near-miss documents first, then an endless deterministic stream of distractors."""
-        i = 0
-        for near in nearby:
-            for family, a, b, commodity in near:
-                doc_id = f"tw-d{i:05d}"
-                r = random.Random(f"{self.seed}-{doc_id}")
-                yield self.doc(doc_id, [self._fact(r, family, a, b, commodity)], r)
-                i += 1
-        rng = random.Random(f"gaba-tradewire-stream-{self.seed}")
-        families = ("ships", "rivals", "bankrolled", "managed_by", "advises", "took_over",
-                    "co_develops_with", "insures", None)
-        weights = (0.36, 0.12, 0.09, 0.07, 0.05, 0.05, 0.08, 0.08, 0.1)
-        while True:
+    def stream(self, nearby: list[tuple]) -> Iterator[tuple[dict, list[Triple]]]:
+        """The near-miss documents first, then an endless deterministic stream of distractors."""
+        for i, hop in enumerate(nearby):
             doc_id = f"tw-d{i:05d}"
-            r = random.Random(f"{self.seed}-{doc_id}-{rng.random()}")
-            facts = []
-            for _ in range(2 if rng.random() < 0.15 else 1):       # some items are round-ups
-                fact = self._draw(rng, rng.choices(families, weights=weights)[0], r)
-                if fact is not None and all(f[:3] != fact[:3] for f in facts):
-                    facts.append(fact)
-            if not facts and rng.random() < 0.6:
-                continue
-            i += 1
-            yield self.doc(doc_id, facts, r, plain_about=self.w.maker(rng))
+            yield self._write(doc_id, random.Random(f"{self.seed}-{doc_id}"), *hop)
+        rng = random.Random(f"gaba-tradewire-stream-{self.seed}")
+        yield from _numbered("tw", lambda doc_id: self._distractor(rng, doc_id), start=len(nearby))
+
+    def _distractor(self, rng, doc_id):
+        r = random.Random(f"{self.seed}-{doc_id}-{rng.random()}")
+        families, weights = list(_DISTRACTOR_MIX), list(_DISTRACTOR_MIX.values())
+        facts = []
+        for _ in range(2 if rng.random() < 0.15 else 1):       # some items are round-ups
+            fact = self._draw(rng, rng.choices(families, weights=weights)[0], r)
+            if fact is not None and all(f[:3] != fact[:3] for f in facts):
+                facts.append(fact)
+        if not facts and rng.random() < 0.6:
+            return None
+        return self.doc(doc_id, facts, r, plain_about=self.w.maker(rng))
 
     def _draw(self, rng, family, r):
         w, R = self.w, self.reserved
@@ -324,11 +312,7 @@ def make_trade_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) -> S
     >>> len(c.documents), c.questions[0].facts[0].relation.startswith("ships_")
     (140, True)
     """
-    for name, value, low in (("n_docs", n_docs, 2), ("n_questions", n_questions, 1), ("seed", seed, None)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{name} must be an int, not {type(value).__name__}")
-        if low is not None and value < low:
-            raise ValueError(f"{name} must be at least {low}, got {value}")
+    _check_args(n_docs, n_questions, seed)
     world = _World(seed)
     writer = _Writer(world, seed)
     planted, nearby = writer.plant(n_questions)     # all of them: reservations do not depend on n_docs

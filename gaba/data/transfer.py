@@ -28,11 +28,6 @@ def _folder(name: str, *, wikipedia: bool = True):
     return TRANSFER_DIR / name
 
 
-def _cases(rows: list[dict]) -> list[Case]:
-    return [Case(question=q["question"], expected=q["expected"], kind=q["kind"], id=q["id"],
-                 evidence=q.get("evidence", [])) for q in rows]
-
-
 def load_collection(name: str) -> list[dict]:
     """The documents of collection ``name`` (one of :data:`COLLECTIONS`, or ``"wikipedia"``).
 
@@ -70,7 +65,8 @@ def load_cases(name: str) -> list[Case]:
     >>> case.kind, case.expected
     ('single-fact', ('thistledown',))
     """
-    return _cases(_read_json(_folder(name) / "questions.json"))
+    return [Case(question=q["question"], expected=q["expected"], kind=q["kind"], id=q["id"],
+                 evidence=q.get("evidence", [])) for q in _read_json(_folder(name) / "questions.json")]
 
 
 def load_pooled() -> tuple[list[dict], list[Case]]:

@@ -26,20 +26,21 @@ class Relation:
     symmetric: bool    # stored once; means the same read in either direction
     phrase: str        # "source <phrase> target" is an English sentence
     kind: str          # "kin" (blood and marriage), "bond" (fostering, love, betrothal), "weak"
+    weight: float      # in gaba.paths.score_path: family ties near 1, weak ties 0.1
 
 
-#: The relation vocabulary, strongest first.
+#: The relation vocabulary, kin first.
 RELATIONS: dict[str, Relation] = {r.name: r for r in [
-    Relation("FATHER_OF", False, "is the father of", "kin"),
-    Relation("MOTHER_OF", False, "is the mother of", "kin"),
-    Relation("SIBLING_OF", True, "is a sibling of", "kin"),
-    Relation("MARRIED_TO", True, "married", "kin"),
-    Relation("LOVER_OF", True, "was the lover of", "bond"),
-    Relation("FOSTERED", False, "raised as a foster child", "bond"),
-    Relation("BETROTHED_TO", True, "was betrothed to", "bond"),
-    Relation("SERVED", False, "served", "weak"),
-    Relation("WORKED_WITH", True, "worked alongside", "weak"),
-    Relation("MET_ONCE", True, "met once", "weak"),
+    Relation("FATHER_OF", False, "is the father of", "kin", 1.0),
+    Relation("MOTHER_OF", False, "is the mother of", "kin", 1.0),
+    Relation("SIBLING_OF", True, "is a sibling of", "kin", 0.8),
+    Relation("MARRIED_TO", True, "married", "kin", 0.9),
+    Relation("LOVER_OF", True, "was the lover of", "bond", 0.7),
+    Relation("FOSTERED", False, "raised as a foster child", "bond", 0.6),
+    Relation("BETROTHED_TO", True, "was betrothed to", "bond", 0.5),
+    Relation("SERVED", False, "served", "weak", 0.1),
+    Relation("WORKED_WITH", True, "worked alongside", "weak", 0.1),
+    Relation("MET_ONCE", True, "met once", "weak", 0.1),
 ]}
 
 _SYMMETRIC = frozenset(r.name for r in RELATIONS.values() if r.symmetric)
@@ -48,28 +49,13 @@ _SYMMETRIC = frozenset(r.name for r in RELATIONS.values() if r.symmetric)
 PARENT_RELATIONS = ("FATHER_OF", "MOTHER_OF")
 
 #: Weight of each relation type in :func:`gaba.paths.score_path` (family ties near 1, weak ties 0.1).
-EDGE_WEIGHTS: dict[str, float] = {
-    "FATHER_OF": 1.0,
-    "MOTHER_OF": 1.0,
-    "MARRIED_TO": 0.9,
-    "SIBLING_OF": 0.8,
-    "LOVER_OF": 0.7,
-    "FOSTERED": 0.6,
-    "BETROTHED_TO": 0.5,
-    "SERVED": 0.1,
-    "WORKED_WITH": 0.1,
-    "MET_ONCE": 0.1,
-}
+EDGE_WEIGHTS: dict[str, float] = {r.name: r.weight for r in RELATIONS.values()}
 
 
 def is_symmetric(rel: str) -> bool:
     """True for a relation stored once that reads the same both ways (``SIBLING_OF``, ...)."""
     r = RELATIONS.get(rel)
     return bool(r and r.symmetric)
-
-
-def _split_aliases(text: str) -> list[str]:
-    return [a.strip() for a in (text or "").split(";") if a.strip()]
 
 
 def load_westeros(path: str | Path | None = None):
@@ -87,34 +73,43 @@ def load_westeros(path: str | Path | None = None):
     >>> [u for u, _, r in G.in_edges("Jon Snow", data="relation") if r == "FATHER_OF"]
     ['Rhaegar Targaryen']
     """
-    import networkx as nx
-
     folder = Path(path) if path is not None else WESTEROS_DIR
     chars, rels = folder / "characters.csv", folder / "relations.csv"
     for f in (chars, rels):
         if not f.is_file():
             raise FileNotFoundError(f"{f} is missing; a family graph folder needs characters.csv and "
                                     "relations.csv (see assets/data/westeros/README.md).")
-    G = nx.MultiDiGraph(name="westeros", symmetric=_SYMMETRIC)
+    people: dict[str, dict] = {}
     with open(chars, newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             name = row["name"].strip()
-            if name in G:
+            if name in people:
                 raise ValueError(f"{chars.name}: {name!r} appears twice.")
-            G.add_node(name, name=name, house=row["house"], gender=row["gender"], role=row["role"],
-                       aliases=_split_aliases(row.get("aliases", "")))
+            people[name] = dict(name=name, house=row["house"], gender=row["gender"], role=row["role"],
+                                aliases=[a.strip() for a in (row.get("aliases") or "").split(";") if a.strip()])
+    edges: dict[tuple[str, str, str], None] = {}
     with open(rels, newline="", encoding="utf-8") as fh:
         for lineno, row in enumerate(csv.DictReader(fh), start=2):
             s, r, t = row["source"].strip(), row["relation"].strip(), row["target"].strip()
             for n in (s, t):
-                if n not in G:
+                if n not in people:
                     raise ValueError(f"{rels.name} line {lineno}: {n!r} is not in {chars.name}.")
             if r not in RELATIONS:
                 raise ValueError(f"{rels.name} line {lineno}: unknown relation {r!r}; "
                                  f"known: {', '.join(RELATIONS)}.")
-            if G.has_edge(s, t, key=r) or (RELATIONS[r].symmetric and G.has_edge(t, s, key=r)):
+            if (s, r, t) in edges or (RELATIONS[r].symmetric and (t, r, s) in edges):
                 raise ValueError(f"{rels.name} line {lineno}: {s} {r} {t} is listed twice.")
-            G.add_edge(s, t, key=r, relation=r)
+            edges[(s, r, t)] = None
+    return _family_graph("westeros", people.values(), edges)
+
+
+def _family_graph(name: str, nodes, edges):
+    """A :class:`networkx.MultiDiGraph` of node dicts (keyed by ``name``) and ``(source, relation, target)`` edges."""
+    import networkx as nx
+
+    G = nx.MultiDiGraph(name=name, symmetric=_SYMMETRIC)
+    G.add_nodes_from((n["name"], n) for n in nodes)
+    G.add_edges_from((s, t, r, {"relation": r}) for s, r, t in edges)
     return G
 
 
@@ -164,15 +159,18 @@ def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None
         nodes.append({"name": name, "house": house, "gender": gender, "generation": generation})
         return name
 
-    # generation 0: one founding couple per house
+    def tie(a: str, rel: str, b: str) -> None:      # symmetric: stored from the first name
+        edges.append((min(a, b), rel, max(a, b)))
+
+    def marry(m: str, f: str, house: str) -> None:  # the children take the husband's house
+        tie(m, "MARRIED_TO", f)
+        couples.append((m, f, house))
+
     couples: list[tuple[str, str, str]] = []          # (husband, wife, house of the children)
-    for h in houses:
+    for h in houses:                                  # generation 0: one founding couple per house
         if full():
             break
-        m = person(h, "male", 0)
-        f = person(h, "female", 0)
-        edges.append((min(m, f), "MARRIED_TO", max(m, f)))
-        couples.append((m, f, h))
+        marry(person(h, "male", 0), person(h, "female", 0), h)
     generation = 0
     older: list[str] = [n["name"] for n in nodes]
     while not full():
@@ -191,7 +189,7 @@ def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None
                 edges.append((father, "FATHER_OF", k))
                 edges.append((mother, "MOTHER_OF", k))
                 for sib in kids:
-                    edges.append((min(sib, k), "SIBLING_OF", max(sib, k)))
+                    tie(sib, "SIBLING_OF", k)
                 kids.append(k)
                 (men if g == "male" else women).append((k, house))
                 for _ in range(int(weak_ties) + (rng.random() < weak_ties % 1)):
@@ -200,22 +198,18 @@ def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None
                     else:
                         other = nodes[rng.randrange(len(nodes))]["name"]
                         if other != k:
-                            edges.append((min(k, other), "MET_ONCE", max(k, other)))
+                            tie(k, "MET_ONCE", other)
         if full():
             break
         rng.shuffle(men)
         rng.shuffle(women)
         couples = []
         for (m, mh), (f, fh) in zip(men, women):
-            if mh == fh or rng.random() > 0.85:
-                continue
-            edges.append((min(m, f), "MARRIED_TO", max(m, f)))
-            couples.append((m, f, mh))
+            if mh != fh and rng.random() <= 0.85:
+                marry(m, f, mh)
         if not couples:          # a dead end (tiny sizes): found a new couple
-            m = person(rng.choice(houses), "male", generation)
-            f = person(rng.choice(houses), "female", generation)
-            edges.append((min(m, f), "MARRIED_TO", max(m, f)))
-            couples.append((m, f, nodes[-2]["house"]))
+            mh, fh = rng.choice(houses), rng.choice(houses)
+            marry(person(mh, "male", generation), person(fh, "female", generation), mh)
         older = [k for k, _ in men + women] or older
     unique = list(dict.fromkeys(edges))  # weak ties may repeat by chance
     if n_edges is not None:
@@ -236,11 +230,5 @@ def synthetic_genealogy(n_people: int | None = None, *, n_edges: int | None = No
     >>> synthetic_genealogy(n_edges=1000, seed=0).number_of_edges()
     1000
     """
-    import networkx as nx
-
     nodes, edges = genealogy_records(n_people, n_edges=n_edges, seed=seed, weak_ties=weak_ties)
-    size = n_people if n_people is not None else f"{n_edges}e"
-    G = nx.MultiDiGraph(name=f"genealogy-{size}-{seed}", symmetric=_SYMMETRIC)
-    G.add_nodes_from((n["name"], n) for n in nodes)
-    G.add_edges_from((s, t, r, {"relation": r}) for s, r, t in edges)
-    return G
+    return _family_graph(f"genealogy-{n_people if n_people is not None else f'{n_edges}e'}-{seed}", nodes, edges)
