@@ -14,7 +14,7 @@ import networkx as nx
 
 from .errors import QueryTimeout
 from .nxpaths import nx_neighbors
-from .traversal import Path, PathCounter
+from .traversal import Path, PathCounter, symmetric_relations
 
 #: Names per neighbourhood expansion query.
 FRONTIER_BATCH = 10_000
@@ -42,10 +42,9 @@ class CypherPaths:
     _RETURN_PATH = ("RETURN [n IN nodes(p) | n.name] AS nodes, [r IN relationships(p) | type(r)] AS rels, "
                     "[r IN relationships(p) | startNode(r).name] AS starts")
 
-    @staticmethod
-    def _to_path(nodes, rels, starts) -> Path:
+    def _to_path(self, nodes, rels, starts) -> Path:
         fwd = tuple(starts[i] == nodes[i] for i in range(len(rels)))
-        return Path(tuple(nodes), tuple(rels), fwd)
+        return Path(tuple(nodes), tuple(rels), fwd, symmetric_relations(self))
 
     def _paths(self, a, b, *, max_depth, direction, rel_types, limit, timeout, cycles):
         """``(paths, stats)`` for :func:`gaba.paths.paths_between`, counted as on NetworkX."""

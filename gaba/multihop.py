@@ -15,8 +15,8 @@ from .data.kinship import kinship, path_roles
 from .entities import find_entities, suggest
 from .errors import EntityNotFound, NoPath
 from .llm import call_llm
-from .paths import expand, neighbors, rank_paths, top_paths
-from .traversal import Path, TraversalStats, node_attribute
+from .paths import expand, graph_scorer, neighbors, rank_paths, top_paths
+from .traversal import Path, TraversalStats, node_attribute, symmetric_relations
 
 
 def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
@@ -102,7 +102,8 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     else:
         hood = neighbors(G, ents[0], depth=1, timeout=timeout)
         steps = expand(G, [ents[0]], "both", None, timeout)[ents[0]]
-        ranked = rank_paths([Path((ents[0], n), (r,), (f,)) for n, r, f in steps], k=beam_width)
+        ranked = rank_paths([Path((ents[0], n), (r,), (f,), symmetric_relations(G)) for n, r, f in steps],
+                            scorer=graph_scorer(G), k=beam_width)
         paths, scores = [p for p, _ in ranked], [s for _, s in ranked]
         stats = hood.stats
     genders = node_attribute(G, {n for p in paths for n in p.nodes}, "gender")

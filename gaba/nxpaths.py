@@ -11,7 +11,7 @@ import time
 
 import networkx as nx
 
-from .traversal import Path, PathCounter, TraversalStats
+from .traversal import Path, PathCounter, TraversalStats, symmetric_relations
 
 
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
@@ -82,7 +82,7 @@ def _candidates(G, a, b, max_depth, direction, rel_types, cycles, clock):
     """
     walks = cycles != "prune"
     steps = functools.cache(lambda n: nx_steps(G, n, direction, rel_types))
-    stack = [Path((a,))]
+    stack = [Path((a,), symmetric=symmetric_relations(G))]
     while stack:
         path = stack.pop()
         for nbr, rel, forward in steps(path.end):
@@ -115,6 +115,7 @@ def nx_shortest(G, a, b, max_depth, direction, rel_types, timeout) -> tuple[list
     ``timeout`` cut the list short. Two nodes joined by two relations give two paths."""
     clock = Clock(timeout)
     found: list[Path] = []
+    sym = symmetric_relations(G)
     try:
         for nodes in nx.all_shortest_paths(nx_view(G, direction, rel_types), a, b):
             if len(nodes) > max_depth + 1:
@@ -123,7 +124,7 @@ def nx_shortest(G, a, b, max_depth, direction, rel_types, timeout) -> tuple[list
                 return found, True
             hops = [[(r, f) for n, r, f in nx_steps(G, u, direction, rel_types) if n == v]
                     for u, v in itertools.pairwise(nodes)]
-            found += [Path(tuple(nodes), tuple(r for r, _ in c), tuple(f for _, f in c))
+            found += [Path(tuple(nodes), tuple(r for r, _ in c), tuple(f for _, f in c), sym)
                       for c in itertools.product(*hops)]
     except nx.NetworkXNoPath:
         pass

@@ -11,13 +11,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .data.westeros import EDGE_WEIGHTS
 from .entities import is_store
 from .errors import NoPath
 from .nxpaths import nx_neighbors, nx_paths, nx_shortest, nx_steps
 from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStats, _check_cycles,
                         _check_depth, _check_direction, _check_limit, _check_rel_types, _check_timeout,
-                        resolve)
+                        edge_weights, resolve, symmetric_relations)
 
 #: Weight of a relation type missing from the weights table.
 DEFAULT_WEIGHT = 0.5
@@ -89,18 +88,19 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
 def score_path(path: Path, weights: dict[str, float] | None = None, decay: float = 0.8) -> float:
     """Score a path: ``decay ** hops`` times the product of its relation weights.
 
-    ``weights`` defaults to :data:`gaba.data.westeros.EDGE_WEIGHTS` (``MET_ONCE`` 0.1,
-    ``FATHER_OF`` 1.0); a relation missing from it counts :data:`DEFAULT_WEIGHT`.
+    A relation missing from ``weights`` (a dict, default empty) counts :data:`DEFAULT_WEIGHT`.
+    :func:`top_paths` and :func:`beam_search` pass the graph's own table (``G.graph["edge_weights"]``,
+    e.g. :data:`gaba.data.westeros.EDGE_WEIGHTS`: ``MET_ONCE`` 0.1, ``FATHER_OF`` 1.0).
 
     Examples
     --------
     >>> p = Path(("Arya Stark", "Sansa Stark", "Tyrion Lannister"), ("SIBLING_OF", "MARRIED_TO"), (True, False))
-    >>> round(score_path(p), 4)       # 0.8**2 * 0.8 * 0.9
+    >>> round(score_path(p, {"SIBLING_OF": 0.8, "MARRIED_TO": 0.9}), 4)       # 0.8**2 * 0.8 * 0.9
     0.4608
     """
     if not 0 < decay <= 1:
         raise ValueError(f"decay={decay} must be in (0, 1].")
-    w = EDGE_WEIGHTS if weights is None else weights
+    w = weights or {}
     return math.prod((w.get(rel, DEFAULT_WEIGHT) for rel in path.rels), start=decay ** path.hops)
 
 
@@ -115,8 +115,9 @@ def _rank_key(scored: tuple[Path, float]) -> tuple:
 
 
 def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None = None,
-               k: int | None = None) -> list[tuple[Path, float]]:
-    """``(path, score)`` pairs, best score first; the top ``k`` if given.
+               weights: dict[str, float] | None = None, k: int | None = None) -> list[tuple[Path, float]]:
+    """``(path, score)`` pairs, best score first; the top ``k`` if given (default ``scorer``:
+    :func:`score_path` with ``weights``).
 
     Ties (scores equal to :data:`TIE_DECIMALS` places) are common, and are broken by fewer hops,
     then names, then relation types, so the order never depends on the backend.
@@ -126,12 +127,20 @@ def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None 
     >>> aunt = Path(("Jon", "Rhaegar", "Daenerys"), ("FATHER_OF", "SIBLING_OF"), (False, True))
     >>> grandfather = Path(("Jon", "Rhaegar", "Aerys", "Daenerys"),
     ...                    ("FATHER_OF", "FATHER_OF", "FATHER_OF"), (False, False, True))
-    >>> [(p.hops, round(s, 3)) for p, s in rank_paths([grandfather, aunt])]
+    >>> weights = {"FATHER_OF": 1.0, "SIBLING_OF": 0.8}
+    >>> [(p.hops, round(s, 3)) for p, s in rank_paths([grandfather, aunt], weights=weights)]
     [(2, 0.512), (3, 0.512)]
     """
-    scorer = scorer or score_path
+    scorer = scorer or (lambda p: score_path(p, weights))
     scored = sorted(((p, scorer(p)) for p in paths), key=_rank_key)
     return scored if k is None else scored[:k]
+
+
+def graph_scorer(G) -> Callable[[Path], float]:
+    """:func:`score_path` with the weights the graph carries (``G.graph["edge_weights"]``, or
+    those of the graph a store loaded); the default scorer of :func:`top_paths` and :func:`beam_search`."""
+    weights = edge_weights(G)
+    return lambda p: score_path(p, weights)
 
 
 def top_paths(G: Any, a: str, b: str, *, k: int = 10, max_depth: int = 4, direction: str = "both",
@@ -139,7 +148,8 @@ def top_paths(G: Any, a: str, b: str, *, k: int = 10, max_depth: int = 4, direct
               scorer: Callable[[Path], float] | None = None) -> PathResult:
     """The seatbelt: a depth limit, a LIMIT on the query, then keep the ``k`` best-scoring paths.
 
-    ``stats.returned`` counts the paths kept after ranking.
+    ``scorer`` defaults to :func:`score_path` with the graph's ``edge_weights``; ``stats.returned``
+    counts the paths kept after ranking.
 
     Examples
     --------
@@ -153,7 +163,7 @@ def top_paths(G: Any, a: str, b: str, *, k: int = 10, max_depth: int = 4, direct
     res = paths_between(G, a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
                         limit=limit, timeout=timeout)
     t0 = time.perf_counter()
-    ranked = rank_paths(res.paths, scorer=scorer, k=k)
+    ranked = rank_paths(res.paths, scorer=scorer or graph_scorer(G), k=k)
     res.stats.seconds += time.perf_counter() - t0
     res.stats.returned = len(ranked)
     return PathResult([p for p, _ in ranked], res.stats, [s for _, s in ranked])
@@ -179,10 +189,10 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
         raise ValueError(f"beam_width={beam_width!r} must be an integer from 1 to 10,000.")
     max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
     a, b = _two_nodes(G, a, b)
-    scorer = scorer or score_path
+    scorer = scorer or graph_scorer(G)
     stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx")
     t0 = time.perf_counter()
-    frontier = [Path((a,))]
+    frontier = [Path((a,), symmetric=symmetric_relations(G))]
     complete: list[tuple[Path, float]] = []
     for _ in range(max_depth):
         remaining = timeout - (time.perf_counter() - t0)

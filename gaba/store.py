@@ -98,6 +98,7 @@ class FalkorStore(CypherPaths):
         self._lock = threading.Lock()
         self._names: dict[str, str] | None = None
         self._rel_types: list[str] | None = None
+        self.loaded_graph: dict = {}          # G.graph of the NetworkX graph loaded last (its weights, ...)
         self.closed = False
         self._connected = False
         try:
@@ -225,7 +226,7 @@ class FalkorStore(CypherPaths):
                 self._client(60).select_graph(self.graph_name).delete()
         except Exception as exc:
             raise self._translate(exc, "GRAPH.DELETE") from exc
-        self._names, self._rel_types = None, None
+        self._names, self._rel_types, self.loaded_graph = None, None, {}
 
     # loading ---------------------------------------------------------------------------------
     def load_networkx(self, G, *, replace: bool = True, batch_size: int = BATCH_SIZE,
@@ -243,7 +244,9 @@ class FalkorStore(CypherPaths):
             if rel is None:
                 raise ValueError(f"edge {u!r} -> {v!r} has no 'relation' attribute.")
             edges.append((str(u), str(rel), str(v)))
-        return self.load_records(nodes, edges, replace=replace, batch_size=batch_size, progress=progress)
+        report = self.load_records(nodes, edges, replace=replace, batch_size=batch_size, progress=progress)
+        self.loaded_graph = dict(G.graph)
+        return report
 
     def load_records(self, nodes: Iterable[dict], edges: Iterable[Sequence[str]], *, replace: bool = True,
                      batch_size: int = BATCH_SIZE, progress: bool | None = None) -> LoadReport:

@@ -14,7 +14,6 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
-from .data.westeros import is_symmetric
 from .entities import is_store, per_graph, resolve_entity
 
 #: Deepest traversal accepted: path counts grow like (branching factor) ** depth.
@@ -38,7 +37,8 @@ class Path:
     """A path (or walk) through the graph: ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``.
 
     ``forward[i]`` is True when the stored edge points from ``nodes[i]`` to ``nodes[i+1]``. Equal
-    paths are the same path on any backend.
+    paths are the same path on any backend. ``symmetric`` names the relations the graph stores once
+    for both directions (its ``G.graph["symmetric"]``); they print without an arrow.
 
     Examples
     --------
@@ -49,6 +49,7 @@ class Path:
     nodes: tuple[str, ...]
     rels: tuple[str, ...] = ()
     forward: tuple[bool, ...] = ()
+    symmetric: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
     @property
     def hops(self) -> int:
@@ -69,7 +70,7 @@ class Path:
         return len(set(self.nodes)) != len(self.nodes)
 
     def extend(self, node: str, rel: str, forward: bool) -> Path:
-        return Path(self.nodes + (node,), self.rels + (rel,), self.forward + (forward,))
+        return Path(self.nodes + (node,), self.rels + (rel,), self.forward + (forward,), self.symmetric)
 
     def edges(self) -> list[tuple[str, str, str]]:
         """The edges as stored, ``(source, relation, target)``."""
@@ -80,7 +81,7 @@ class Path:
         parts = [self.nodes[0]]
         for i, rel in enumerate(self.rels):
             arrow = f" -{rel}-> " if self.forward[i] else f" <-{rel}- "
-            if is_symmetric(rel):
+            if rel in self.symmetric:
                 arrow = f" -{rel}- "
             parts.append(arrow + self.nodes[i + 1])
         return "".join(parts)
@@ -252,6 +253,22 @@ def relation_types(G: Any, *, refresh: bool = False) -> list[str]:
         return G.relation_types()
     return per_graph(G, "relation_types", lambda: sorted(
         {d.get("relation", k) for _, _, k, d in G.edges(keys=True, data=True)}), refresh=refresh)
+
+
+def _graph_attr(G: Any, key: str):
+    """``G.graph[key]`` of a NetworkX graph, or of the graph a store loaded; None if absent."""
+    graph = G.loaded_graph if is_store(G) else getattr(G, "graph", None)
+    return (graph or {}).get(key)
+
+
+def symmetric_relations(G: Any) -> frozenset[str]:
+    """The relations ``G`` stores once for both directions (``G.graph["symmetric"]``), else none."""
+    return frozenset(_graph_attr(G, "symmetric") or ())
+
+
+def edge_weights(G: Any) -> dict[str, float]:
+    """The graph's weight per relation type for path scoring (``G.graph["edge_weights"]``), else {}."""
+    return dict(_graph_attr(G, "edge_weights") or {})
 
 
 def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:

@@ -46,10 +46,13 @@ def test_score_arithmetic(G):
                     (True, False))
     weak = T.Path(("Arya Stark", "Hot Pie", "Masha Heddle", "Tyrion Lannister"),
                   ("MET_ONCE", "WORKED_WITH", "SERVED"), (True, True, True))
-    assert P.score_path(family) == pytest.approx(0.8 ** 2 * 0.8 * 0.9)
-    assert P.score_path(weak) == pytest.approx(0.8 ** 3 * 0.1 ** 3)
-    assert round(P.score_path(family), 2) == 0.46 and round(P.score_path(weak), 4) == 0.0005
-    assert P.score_path(family) / P.score_path(weak) == pytest.approx(900)
+    W = G.graph["edge_weights"]                     # the weights travel with the graph
+    assert P.score_path(family, W) == pytest.approx(0.8 ** 2 * 0.8 * 0.9)
+    assert P.score_path(weak, W) == pytest.approx(0.8 ** 3 * 0.1 ** 3)
+    assert round(P.score_path(family, W), 2) == 0.46 and round(P.score_path(weak, W), 4) == 0.0005
+    assert P.score_path(family, W) / P.score_path(weak, W) == pytest.approx(900)
+    # without weights every relation counts the default weight
+    assert P.score_path(family) == pytest.approx(0.8 ** 2 * P.DEFAULT_WEIGHT ** 2)
     # both really are paths of the graph
     found = {(p.nodes, p.rels) for p in P.paths_between(G, "Arya", "Tyrion", max_depth=3, limit=None)}
     assert (family.nodes, family.rels) in found and (weak.nodes, weak.rels) in found
@@ -71,9 +74,28 @@ def test_shortest_is_not_best(G):
     assert strs(short) == ["Bran Stark -MET_ONCE- Jaime Lannister"]
     best = P.top_paths(G, "Bran Stark", "Jaime Lannister", k=1, max_depth=3)
     assert best.paths[0].hops == 3
-    assert best.scores[0] > P.score_path(short.paths[0])
+    assert best.scores[0] > P.score_path(short.paths[0], G.graph["edge_weights"])
     with pytest.raises(NoPath):
         P.shortest_paths(G, "Jon Snow", "Daenerys", max_depth=1, rel_types=["FATHER_OF"])
+
+
+def test_weights_and_symmetric_relations_come_from_the_graph_not_a_corpus():
+    # invented relation names: the path code knows nothing of them but what the graph says
+    G = nx.MultiDiGraph(symmetric={"ALLIED_WITH"}, edge_weights={"ALLIED_WITH": 1.0, "OWES": 0.1})
+    G.add_edge("Ka", "Lu", key="ALLIED_WITH", relation="ALLIED_WITH")
+    G.add_edge("Lu", "Mo", key="ALLIED_WITH", relation="ALLIED_WITH")
+    G.add_edge("Ka", "Mo", key="OWES", relation="OWES")
+    best = P.top_paths(G, "Ka", "Mo", k=2, max_depth=2)
+    assert str(best.paths[0]) == "Ka -ALLIED_WITH- Lu -ALLIED_WITH- Mo"          # 0.64 beats 0.08
+    assert best.scores == pytest.approx([0.8 ** 2, 0.8 * 0.1])
+    assert str(P.beam_search(G, "Ka", "Mo", max_depth=2).paths[0]) == "Ka -ALLIED_WITH- Lu -ALLIED_WITH- Mo"
+    # the same graph without the attributes: equal weights (the one-hop path wins), arrows shown
+    H = nx.MultiDiGraph(G.edges(keys=True, data=True))
+    plain = P.top_paths(H, "Ka", "Mo", k=2, max_depth=2)
+    assert str(plain.paths[0]) == "Ka -OWES-> Mo"
+    assert str(plain.paths[1]) == "Ka -ALLIED_WITH-> Lu -ALLIED_WITH-> Mo"
+    # a path keeps the graph's symmetric set, but equal paths are equal whatever they carry
+    assert plain.paths[1] == best.paths[0]
 
 
 def test_beam_search(G):

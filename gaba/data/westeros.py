@@ -107,7 +107,7 @@ def _family_graph(name: str, nodes, edges):
     """A :class:`networkx.MultiDiGraph` of node dicts (keyed by ``name``) and ``(source, relation, target)`` edges."""
     import networkx as nx
 
-    G = nx.MultiDiGraph(name=name, symmetric=_SYMMETRIC)
+    G = nx.MultiDiGraph(name=name, symmetric=_SYMMETRIC, edge_weights=dict(EDGE_WEIGHTS))
     G.add_nodes_from((n["name"], n) for n in nodes)
     G.add_edges_from((s, t, r, {"relation": r}) for s, r, t in edges)
     return G
