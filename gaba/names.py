@@ -46,16 +46,53 @@ _CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunda
     march april may june july august september october november december""".split())
 
 
+#: Lowercase words a quoted title may hold ("Pride and Prejudice", "Set the Fire to the Third Bar").
+TITLE_WORDS = FUNCTION_WORDS | {"or", "nor", "into", "upon", "over", "under", "is", "are", "was", "not"}
+_QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201c\u201d\n]{0,80}?)[\"\u201d]")
+
+
+def quoted_titles(text: str) -> list[str]:
+    """Titles in double quotes that hold lowercase words, which a run of capitalised words splits.
+
+    Examples
+    --------
+    >>> quoted_titles('Her album "Ash and Harbour" and the single "Tide" came out in 2019.')
+    ['Ash and Harbour']
+    """
+    out = []
+    for m in _QUOTED.finditer(text):
+        words = m.group(1).split()
+        inner = [w.strip(",:;!?'") for w in words]
+        if (2 <= len(words) <= 10 and inner[-1][:1].isupper()
+                and any(w in TITLE_WORDS for w in inner)
+                and all(w[:1].isupper() or w[:1].isdigit() or w in TITLE_WORDS for w in inner)):
+            out.append(" ".join(words).rstrip(",.;:"))
+    return out
+
+
 def candidate_names(text: str) -> list[str]:
     """The names the open extractor may use: capitalised runs without titles, dates or pronouns.
+
+    A quoted title with lowercase words (:func:`quoted_titles`) comes before the names it holds.
 
     Examples
     --------
     >>> candidate_names("Dr. Ann Lee founded Acme in March 2019. She lives in Oslo.")
     ['Ann Lee', 'Acme', 'Oslo']
+    >>> candidate_names('Ann Lee wrote "War and Peace".')
+    ['Ann Lee', 'War and Peace', 'War', 'Peace']
     """
+    titles = quoted_titles(text)
+    runs = capitalised_names(text, extended_titles=True)
+    if titles:
+        at = {}
+        for t in titles:
+            first = capitalised_names(t, extended_titles=True)
+            if first and first[0] in runs:
+                at.setdefault(runs.index(first[0]), []).append(t)
+        runs = [n for i, r in enumerate(runs) for n in (*at.get(i, ()), r)]
     out: list[str] = []
-    for n in capitalised_names(text, extended_titles=True):
+    for n in runs:
         words = [w for w in n.split() if w.lower().rstrip(".") not in _CALENDAR]
         n = " ".join(words)
         if n and is_name(n) and n.rstrip(".").lower() not in TITLES and n.lower() not in FUNCTION_WORDS \

@@ -21,7 +21,7 @@ from gaba.extract import extract_corpus, extract_triples
 from gaba.kgbuild import build_knowledge_graph, graph_triples
 from gaba.kgcache import kg_cache_dir, triples_cache_key
 from gaba.kgfile import load_graph, save_graph
-from gaba.names import (NAME_CONNECTORS, ORG_WORDS, TITLES, candidate_names, capitalised_names,
+from gaba.names import (NAME_CONNECTORS, ORG_WORDS, TITLES, candidate_names, capitalised_names, quoted_titles,
                         mentions, strip_title)
 from gaba.passages import MAX_DOCUMENT_TOKENS, numbered_sentences, split_sentences
 from gaba.request import (RELATIONS, extraction_prompt, extraction_schema, open_extraction_schema,
@@ -470,6 +470,21 @@ def test_candidate_names_drop_titles_calendar_words_and_pronouns():
     assert candidate_names(OPEN_DOC["text"]) == ["Lena Marsh", "Pellucid Labs", "Orrin Works"]
     assert candidate_names("Acme met Beta. Acme left.") == ["Acme", "Beta"]   # each name once
     assert candidate_names("no capitals here.") == []
+
+
+def test_a_quoted_title_with_lowercase_words_is_one_name():
+    # invented titles; "and", "of the", "to the" would otherwise split them into several names
+    text = ('Mara Quill wrote "Salt and Cinder" for Dovecote Press. Her film "The Rise of the Tern" '
+            'and the song "Go to the Weir" followed, then "Lantern".')
+    names = candidate_names(text)
+    assert names[:4] == ["Mara Quill", "Salt and Cinder", "Salt", "Cinder"]
+    assert "Rise of the Tern" in names and "Go to the Weir" in names
+    assert names.count("Lantern") == 1                         # a one-word quote is a plain name
+    # not titles: a quoted sentence (lowercase words that are not function words), a lone word
+    assert quoted_titles('He said "Acme is doing well today" and left.') == []
+    assert quoted_titles('"Acme" and "Beta" met.') == []
+    # text without such a quote keeps its names and their order
+    assert candidate_names("Acme met Beta and Gamma.") == ["Acme", "Beta", "Gamma"]
 
 
 def test_open_schema_and_prompt_constrain_names_to_the_document():
