@@ -7,7 +7,6 @@ faults within :func:`time_limit` seconds; any fault that remains is one
 """
 from __future__ import annotations
 
-import importlib
 import random
 import sys
 import threading
@@ -75,6 +74,8 @@ def complete(request: dict) -> dict:
     ``request`` holds messages, temperature, max_tokens, seed, and optionally schema and
     schema_name. Raises :class:`~gaba.errors.BackendUnavailable` for any fault of the endpoint.
     """
+    import openai
+
     _announce_dotenv()
     s = get_settings()
     kwargs: dict[str, Any] = {
@@ -99,7 +100,7 @@ def complete(request: dict) -> dict:
         try:
             left = max(limit - (time.perf_counter() - t0), 0.001)     # each attempt: the time left
             r = c.chat.completions.create(
-                **kwargs, timeout=_timeout(c, left, min(left, CONNECT_TIMEOUT)))
+                **kwargs, timeout=openai.Timeout(left, connect=min(left, CONNECT_TIMEOUT)))
             text, usage = _completion(r)
             break
         except (BackendUnavailable, MemoryError):
@@ -142,16 +143,6 @@ def _completion(r) -> tuple[str, Any]:
     if text is not None and not isinstance(text, str):
         raise ValueError(f"the reply's content is a {type(text).__name__}, not text")
     return text or "", getattr(r, "usage", None)
-
-
-def _timeout(c, total: float, connect: float):
-    """``total`` seconds, at most ``connect`` of them to connect, as the httpx ``Timeout`` of client ``c``."""
-    try:
-        name = type(c._client).__module__.split(".")[0]
-        mod = sys.modules.get(name) or importlib.import_module(name)
-        return mod.Timeout(total, connect=connect)
-    except Exception:
-        return total
 
 
 def _causes(exc: BaseException) -> list:
