@@ -139,6 +139,12 @@ def _identity() -> dict:
     return {"backend": "openai", "provider": s.provider, "model": s.model}
 
 
+def _call_model(request: dict) -> dict:
+    """The model's answer to ``request``: from :func:`use_backend`'s function, else :mod:`gaba.backend`
+    (``benchmarks/book_build.py`` wraps it to count model calls)."""
+    return (_backend_override or backend.complete)(request)
+
+
 def _validate(text: str, schema: dict) -> tuple[Any, str | None]:
     """``(data, None)``, or ``(None, what is wrong)`` when ``text`` is not JSON matching ``schema``."""
     import jsonschema
@@ -240,7 +246,7 @@ def _hit(entry: dict, key: str, t0: float) -> Response:
 def _model_call(key: str, request: dict, purpose: str, t0: float, *, record: bool) -> Response:
     """Ask the model (a cache miss), count it, and record the answer when ``record``."""
     _count(calls=1, misses=1)
-    resp = (_backend_override or backend.complete)(request)
+    resp = _call_model(request)
     elapsed = time.perf_counter() - t0
     usage = resp.get("usage", {})
     _count(model_seconds=elapsed, prompt_tokens=int(usage.get("prompt_tokens", 0)),

@@ -112,8 +112,8 @@ def test_unreachable_endpoint_is_one_line(tmp_cache, monkeypatch):
     config.reload()
     backend._clients.clear()
     with pytest.raises(BackendUnavailable, match="cannot reach the model endpoint"):
-        backend.complete({"messages": [{"role": "user", "content": "hi"}], "temperature": 0,
-                          "max_tokens": 5, "seed": 0})
+        llm._call_model({"messages": [{"role": "user", "content": "hi"}], "temperature": 0,
+                         "max_tokens": 5, "seed": 0})
 
 
 def test_config_selects_openrouter(monkeypatch):
