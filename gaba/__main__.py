@@ -41,20 +41,20 @@ def _notebooks() -> list[Path]:
 
 def check_notebooks() -> int:
     """Print each notebook with outputs, execution counts or saved widget state; return how many."""
-    bad = []
-    for nb in _notebooks():
-        data = json.loads(nb.read_text(encoding="utf-8"))
-        cells = data.get("cells", [])
-        if any(c.get("outputs") or c.get("execution_count") for c in cells if c.get("cell_type") == "code"):
-            bad.append((nb.relative_to(ROOT), "has outputs"))
-        elif "widgets" in data.get("metadata", {}):
-            bad.append((nb.relative_to(ROOT), "has saved widget state"))
-    for b, why in bad:
-        print(f"{b}: {why}; run `make strip` before committing")
-    if not _notebooks():
+    notebooks = _notebooks()
+    if not notebooks:
         print("no notebooks under chapters/")
         return 1
-    return len(bad)
+    bad = 0
+    for nb in notebooks:
+        data = json.loads(nb.read_text(encoding="utf-8"))
+        code = [c for c in data.get("cells", []) if c.get("cell_type") == "code"]
+        why = ("has outputs" if any(c.get("outputs") or c.get("execution_count") for c in code) else
+               "has saved widget state" if "widgets" in data.get("metadata", {}) else None)
+        if why:
+            bad += 1
+            print(f"{nb.relative_to(ROOT)}: {why}; run `make strip` before committing")
+    return bad
 
 
 def strip_notebooks() -> None:
@@ -124,25 +124,78 @@ def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None)
     return 0
 
 
+def _verify(args) -> int:
+    """``cache verify``: print the report and each corrupt file; 1 when any is corrupt."""
+    report = cache.verify_cache(args.dir)
+    print(report)
+    for path, why in report.bad:
+        print(f"  {path}: {why}")
+    return 0 if report.ok else 1
+
+
+def _ask(args) -> None:
+    """``ask``: answer with Graph RAG (hop by hop with ``--hop-by-hop``), the prompts with ``--trace``."""
+    G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
+    budget = args.budget if args.budget is not None else DEFAULT_BUDGET
+    if args.hop_by_hop:
+        if args.no_grounding:
+            raise ValueError("--hop-by-hop always checks grounding: each step must name an entity "
+                             "of the graph; drop --no-grounding")
+        out = graph_rag_stepwise(args.question, G, hops=args.hops, budget=budget,
+                                 fact_order=args.fact_order)
+        traces = out["traces"]
+        if args.trace:
+            print("steps:", " | ".join(out["plan"]))
+    else:
+        out = graph_rag_trace(args.question, G, hops=args.hops, budget=budget,
+                              grounding=not args.no_grounding, fact_order=args.fact_order)
+        traces = [out]
+    for i, t in enumerate(traces if args.trace else [], 1):
+        if args.hop_by_hop:
+            print(f"step {i}:", t["question"])
+        print("entities:", ", ".join(t["entities"]) or "none")
+        print(t["prompt"] or "(no model call)")
+        if t["reply"] is not None:
+            print("reply:", t["reply"])
+        if t["grounding"] is not None:
+            print("grounding:", t["grounding"].reason)
+    print(out["answer"])
+
+
+#: Each command and what runs it (``args`` -> exit code, None for 0), in the order of ``--help``.
+COMMANDS = {
+    "prepare": lambda args: print(f"local model ready: {localmodel.model_path()}"),
+    "serve": lambda args: localmodel.serve(args.port),
+    "describe": lambda args: print(describe()),
+    "build-graph": lambda args: _build_graph(args.path, args.out, args.concurrency),
+    "ask": _ask,
+    "cache": _verify,
+    "check-notebooks": lambda args: 1 if check_notebooks() else 0,
+    "strip-notebooks": lambda args: strip_notebooks(),
+}
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m gaba", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False)     # --debug also after the command
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the Python traceback of an error")
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("prepare", parents=[common])
-    s = sub.add_parser("serve", parents=[common]); s.add_argument("--port", type=int, default=8765)
-    sub.add_parser("describe", parents=[common])
-    b = sub.add_parser("build-graph", parents=[common]); b.add_argument("path")
+    cmd = {name: sub.add_parser(name, parents=[common]) for name in COMMANDS}
+    cmd["serve"].add_argument("--port", type=int, default=8765)
+    b = cmd["build-graph"]
+    b.add_argument("path")
     b.add_argument("--out", default=None)
     b.add_argument("--concurrency", type=int, default=None,
                    help="extraction calls in flight (default GABA_CONCURRENCY, else 1 for the local "
                         "model and 8 for an OpenAI-compatible endpoint)")
-    a = sub.add_parser("ask", parents=[common]); a.add_argument("question")
+    a = cmd["ask"]
+    a.add_argument("question")
     a.add_argument("--graph", default=None)
-    a.add_argument("--hops", type=int, default=2); a.add_argument("--trace", action="store_true")
+    a.add_argument("--hops", type=int, default=2)
+    a.add_argument("--trace", action="store_true")
     a.add_argument("--budget", type=int, default=None,
                    help="at most this many facts in the prompt (default: gaba.rag.DEFAULT_BUDGET)")
     a.add_argument("--no-grounding", action="store_true",
@@ -154,60 +207,10 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--hop-by-hop", action="store_true",
                    help="split the question into one-fact questions and answer them in turn "
                         "(gaba.stepwise; one more model call, and one per step)")
-    c = sub.add_parser("cache", parents=[common]); c.add_argument("action", choices=["verify"])
-    c.add_argument("--dir", default=None, help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
-    sub.add_parser("check-notebooks", parents=[common])
-    sub.add_parser("strip-notebooks", parents=[common])
+    cmd["cache"].add_argument("action", choices=["verify"])
+    cmd["cache"].add_argument("--dir", default=None,
+                              help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
     return p
-
-
-def _run(args) -> int:
-    if args.cmd == "prepare":
-        print(f"local model ready: {localmodel.model_path()}")
-    elif args.cmd == "serve":
-        localmodel.serve(args.port)
-    elif args.cmd == "describe":
-        print(describe())
-    elif args.cmd == "cache":
-        report = cache.verify_cache(args.dir)
-        print(report)
-        for path, why in report.bad:
-            print(f"  {path}: {why}")
-        return 0 if report.ok else 1
-    elif args.cmd == "check-notebooks":
-        return 1 if check_notebooks() else 0
-    elif args.cmd == "strip-notebooks":
-        strip_notebooks()
-    elif args.cmd == "build-graph":
-        return _build_graph(args.path, args.out, args.concurrency)
-    elif args.cmd == "ask":
-        G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
-        budget = args.budget if args.budget is not None else DEFAULT_BUDGET
-        if args.hop_by_hop:
-            if args.no_grounding:
-                raise ValueError("--hop-by-hop always checks grounding: each step must name an entity "
-                                 "of the graph; drop --no-grounding")
-            out = graph_rag_stepwise(args.question, G, hops=args.hops, budget=budget,
-                                     fact_order=args.fact_order)
-            traces = out["traces"]
-            if args.trace:
-                print("steps:", " | ".join(out["plan"]))
-        else:
-            t = graph_rag_trace(args.question, G, hops=args.hops, budget=budget,
-                                grounding=not args.no_grounding, fact_order=args.fact_order)
-            out, traces = t, [t]
-        if args.trace:
-            for i, t in enumerate(traces, 1):
-                if args.hop_by_hop:
-                    print(f"step {i}:", t["question"])
-                print("entities:", ", ".join(t["entities"]) or "none")
-                print(t["prompt"] or "(no model call)")
-                if t["reply"] is not None:
-                    print("reply:", t["reply"])
-                if t["grounding"] is not None:
-                    print("grounding:", t["grounding"].reason)
-        print(out["answer"])
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         if not debug:
             warnings.showwarning = show
         try:
-            return _run(args)
+            return COMMANDS[args.cmd](args) or 0
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             return 130

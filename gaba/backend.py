@@ -7,7 +7,7 @@ faults within :func:`time_limit` seconds; any fault that remains is one
 """
 from __future__ import annotations
 
-import importlib
+import itertools
 import random
 import sys
 import threading
@@ -26,8 +26,6 @@ LOCAL_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 10.0
 #: Retries of transient hosted failures, within the total.
 HOSTED_RETRIES = 5
-#: OpenAI's API, used when no base URL is set.
-OPENAI_URL = "https://api.openai.com/v1"
 
 _lock = threading.Lock()
 _clients: dict = {}          # (base URL, key) -> openai.OpenAI
@@ -43,14 +41,6 @@ def time_limit() -> float:
     if s.timeout is not None:
         return s.timeout
     return LOCAL_TIMEOUT if s.backend == "local" else HOSTED_TIMEOUT
-
-
-def endpoint() -> str:
-    """Where model calls go: a base URL, or ``"the embedded local model"``."""
-    s = get_settings()
-    if s.backend == "local":
-        return s.local_url or "the embedded local model"
-    return s.base_url or OPENAI_URL
 
 
 def client():
@@ -75,6 +65,8 @@ def complete(request: dict) -> dict:
     ``request`` holds messages, temperature, max_tokens, seed, and optionally schema and
     schema_name. Raises :class:`~gaba.errors.BackendUnavailable` for any fault of the endpoint.
     """
+    import openai
+
     _announce_dotenv()
     s = get_settings()
     kwargs: dict[str, Any] = {
@@ -87,36 +79,31 @@ def complete(request: dict) -> dict:
             "name": request.get("schema_name") or "answer", "schema": request["schema"]}}
     if s.backend == "local":
         kwargs["extra_body"] = {"cache_prompt": s.local_cache_prompt}
-    limit = time_limit()
+    c = client().with_options(max_retries=0)
+    where = str(c.base_url).rstrip("/")
     retries = 0 if s.backend == "local" else HOSTED_RETRIES
-    c = client()
-    where = str(c.base_url).rstrip("/") if s.backend == "local" else endpoint()
-    c = c.with_options(max_retries=0)
-    t0 = time.perf_counter()
-    attempts = 0
-    while True:
-        attempts += 1
+    limit, t0 = time_limit(), time.perf_counter()
+    for attempt in itertools.count(1):
+        left = max(limit - (time.perf_counter() - t0), 0.001)     # each attempt: the time left
         try:
-            left = max(limit - (time.perf_counter() - t0), 0.001)     # each attempt: the time left
             r = c.chat.completions.create(
-                **kwargs, timeout=_timeout(c, left, min(left, CONNECT_TIMEOUT)))
+                **kwargs, timeout=openai.Timeout(left, connect=min(left, CONNECT_TIMEOUT)))
             text, usage = _completion(r)
             break
         except (BackendUnavailable, MemoryError):
             raise
         except Exception as exc:   # every fault of the endpoint becomes one BackendUnavailable
-            left = limit - (time.perf_counter() - t0)
             # jitter: threads refused at the same moment do not all come back at the same moment
-            delay = min(0.5 * 2 ** (attempts - 1), 8.0) * random.uniform(1.0, 1.25)
+            delay = min(0.5 * 2 ** (attempt - 1), 8.0) * random.uniform(1.0, 1.25)
             retry_after = getattr(getattr(exc, "response", None), "headers", {}) or {}
             try:
                 delay = max(delay, min(float(retry_after.get("retry-after", 0)), 30.0))
             except (TypeError, ValueError):
                 pass
-            if attempts <= retries and _retryable(exc) and left - delay > 1.0:
+            if attempt <= retries and _retryable(exc) and limit - (time.perf_counter() - t0) - delay > 1.0:
                 time.sleep(delay)
                 continue
-            raise _fault(exc, where, limit, attempts, t0) from exc
+            raise _fault(exc, where, limit, attempt, t0) from exc
     usage = {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
              "completion_tokens": getattr(usage, "completion_tokens", 0) or 0}
     model = s.model if s.backend == "local" else (getattr(r, "model", None) or s.model)
@@ -142,16 +129,6 @@ def _completion(r) -> tuple[str, Any]:
     if text is not None and not isinstance(text, str):
         raise ValueError(f"the reply's content is a {type(text).__name__}, not text")
     return text or "", getattr(r, "usage", None)
-
-
-def _timeout(c, total: float, connect: float):
-    """``total`` seconds, at most ``connect`` of them to connect, as the httpx ``Timeout`` of client ``c``."""
-    try:
-        name = type(c._client).__module__.split(".")[0]
-        mod = sys.modules.get(name) or importlib.import_module(name)
-        return mod.Timeout(total, connect=connect)
-    except Exception:
-        return total
 
 
 def _causes(exc: BaseException) -> list:

@@ -12,7 +12,7 @@ import json
 import time
 from pathlib import Path
 
-from .config import ROOT, get_settings
+from .config import ROOT, get_settings, shown
 from .errors import CacheCorrupt
 from .fileio import atomic_write_text
 
@@ -37,14 +37,6 @@ def cache_path(key: str) -> Path:
     return get_settings().cache_dir / key[:2] / f"{key}.json"
 
 
-def _shown(path: Path) -> str:
-    """``path`` relative to the repository when it is inside it."""
-    try:
-        return str(path.resolve().relative_to(ROOT))
-    except ValueError:
-        return str(path)
-
-
 def check_entry(path: str | Path, key: str | None = None) -> dict:
     """Read one entry and check it; return it, or raise :class:`~gaba.errors.CacheCorrupt`.
 
@@ -53,7 +45,7 @@ def check_entry(path: str | Path, key: str | None = None) -> dict:
     edited response is not (``git diff`` shows those).
     """
     path = Path(path)
-    where = _shown(path)
+    where = shown(path)
     fix = (f" Delete {where} to record the call again (or restore it: git checkout -- {where}); "
            "`python -m gaba cache verify` checks the whole cache.")
 
@@ -100,7 +92,7 @@ def read_entry(key: str) -> dict | None:
     path = cache_path(key)
     if not path.is_file():
         if path.is_symlink() or (path.exists() and not path.is_file()):
-            raise CacheCorrupt(f"corrupt cache entry {_shown(path)}: not a regular file.")
+            raise CacheCorrupt(f"corrupt cache entry {shown(path)}: not a regular file.")
         return None
     return check_entry(path, key)
 
@@ -126,7 +118,7 @@ class CacheReport:
         return not self.bad
 
     def __str__(self) -> str:
-        where = _shown(self.folder)
+        where = shown(self.folder)
         if self.ok:
             return f"{self.checked} cache entries in {where}: all valid"
         return f"{len(self.bad)} of {self.checked} cache entries in {where} are corrupt"
@@ -143,7 +135,7 @@ def verify_cache(folder: str | Path | None = None) -> CacheReport:
     folder = Path(folder) if folder is not None else get_settings().cache_dir
     report = CacheReport(folder)
     if not folder.is_dir():
-        raise CacheCorrupt(f"{_shown(folder)} is not a folder of recorded responses.")
+        raise CacheCorrupt(f"{shown(folder)} is not a folder of recorded responses.")
     for path in sorted(folder.rglob("*.json")):
         if path.name.startswith("."):
             continue

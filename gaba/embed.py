@@ -117,22 +117,17 @@ def embed_texts(texts: Sequence[str], *, kind: str = "passage", progress: bool |
         if todo:
             embed = _embed_remote if model_id().startswith("openai:") else _embed_local
             show = progress if progress is not None else len(todo) > 500
-            new_keys, new_vecs = [], []
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(todo), desc="embedding", unit="text", disable=not show)
-            for start in range(0, len(todo), BATCH):
-                chunk = todo[start:start + BATCH]
-                vecs = embed([t for _, t in chunk], kind)
-                vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
-                for (k, _), v in zip(chunk, vecs):
-                    table[k] = v.astype(np.float32)
-                new_keys += [k for k, _ in chunk]
-                new_vecs.append(vecs)
-                bar.update(len(chunk))
-            bar.close()
+            with tqdm(total=len(todo), desc="embedding", unit="text", disable=not show) as bar:
+                for start in range(0, len(todo), BATCH):
+                    chunk = todo[start:start + BATCH]
+                    vecs = embed([t for _, t in chunk], kind)
+                    vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+                    table.update(zip([k for k, _ in chunk], vecs.astype(np.float32)))
+                    bar.update(len(chunk))
             if use_cache:
-                _save(folder, new_keys, np.concatenate(new_vecs))
+                _save(folder, [k for k, _ in todo], np.stack([table[k] for k, _ in todo]))
         dim = next(iter(table.values())).shape[0] if table else 384
         if not texts:
             return np.zeros((0, dim), dtype=np.float32)

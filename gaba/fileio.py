@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_writer", "default_mode", "sha256_file"]
+__all__ = ["atomic_write_text", "atomic_writer", "default_mode", "sha256_file"]
 
 
 def default_mode() -> int:
@@ -61,13 +61,6 @@ def atomic_writer(path: str | os.PathLike, *, binary: bool = False,
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` with :func:`atomic_writer`; return the path."""
-    with atomic_writer(path, binary=True) as f:
-        f.write(data)
-    return Path(path)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:

@@ -62,7 +62,7 @@ def model_path() -> Path:
             if marker.is_file() and marker.read_text() == stamp:
                 return target
             if sha256_file(target) == LOCAL_MODEL_SHA256:
-                marker.write_text(stamp)
+                atomic_write_text(marker, stamp)
                 return target
         parts = _part_paths()
         h = hashlib.sha256()
@@ -113,8 +113,7 @@ def start_server(port: int | None = None, *, threads: int | None = None):
     params.show_timings = False
     params.warmup = False
     params.use_jinja = True
-    params.cpuparams.n_threads = threads or max(1, os.cpu_count() or 1)
-    params.cpuparams_batch.n_threads = threads or max(1, os.cpu_count() or 1)
+    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads or os.cpu_count() or 1
     try:
         server = xllamacpp.Server(params)
     except Exception as exc:  # noqa: BLE001 - the binding raises plain exceptions

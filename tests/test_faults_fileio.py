@@ -124,6 +124,8 @@ def test_failed_write_keeps_the_old_file(tmp_path):
 
 
 def test_bytes_and_text_are_written_as_given(tmp_path, umask022):
-    assert fileio.atomic_write_bytes(tmp_path / "b", b"\x00\r\n").read_bytes() == b"\x00\r\n"
+    with fileio.atomic_writer(tmp_path / "b", binary=True) as f:
+        f.write(b"\x00\r\n")
+    assert (tmp_path / "b").read_bytes() == b"\x00\r\n"
     assert fileio.atomic_write_text(tmp_path / "t", "Zoë\r\n").read_bytes() == "Zoë\r\n".encode()
     assert fileio.default_mode() == 0o644
