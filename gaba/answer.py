@@ -19,9 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from . import prompts
-from .graph import fact_sentence
-
-Fact = tuple[str, str, str]
+from .graph import Fact, fact_sentence
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
 ABSTAIN = "I don't know"

@@ -122,6 +122,14 @@ def partition_signature(communities: Sequence[Community]) -> tuple:
     return tuple((c.level, c.nodes) for c in communities)
 
 
+def _internal_edges(G, community: Community | Sequence[str]):
+    """``(u, v, key, data)`` of the edges between two different members (key None in a simple graph)."""
+    nodes = set(community.nodes if isinstance(community, Community) else community)
+    edges = G.edges(keys=True, data=True) if G.is_multigraph() else \
+        ((u, v, None, d) for u, v, d in G.edges(data=True))
+    return [(u, v, k, d) for u, v, k, d in edges if u in nodes and v in nodes and u != v]
+
+
 def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, str, str, str]]:
     """The edges with both ends inside the community, as sorted ``(subject, relation, object, evidence)``.
 
@@ -132,14 +140,8 @@ def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, 
     >>> community_facts(G, ["Acme", "Ann"])
     [('Ann', 'CEO_OF', 'Acme', 'Ann runs Acme.')]
     """
-    nodes = set(community.nodes if isinstance(community, Community) else community)
-    facts = set()
-    for u, v, key, data in G.edges(keys=True, data=True) if G.is_multigraph() else \
-            ((u, v, None, d) for u, v, d in G.edges(data=True)):
-        if u in nodes and v in nodes and u != v:
-            rel = str(data.get("relation") or key or "RELATED_TO")
-            facts.add((str(u), rel, str(v), str(data.get("evidence") or "")))
-    return sorted(facts)
+    return sorted({(str(u), str(d.get("relation") or k or "RELATED_TO"), str(v), str(d.get("evidence") or ""))
+                   for u, v, k, d in _internal_edges(G, community)})
 
 
 def community_documents(G, community: Community | Sequence[str]) -> list[str]:
@@ -152,13 +154,11 @@ def community_documents(G, community: Community | Sequence[str]) -> list[str]:
     >>> community_documents(G, ["Acme", "Ann"])
     ['n1', 'n2']
     """
-    nodes = set(community.nodes if isinstance(community, Community) else community)
     docs = set()
-    for u, v, data in G.edges(data=True):
-        if u in nodes and v in nodes and u != v:
-            if data.get("doc_id"):
-                docs.add(str(data["doc_id"]))
-            docs.update(str(src[0]) for src in data.get("sources") or [] if src)
+    for *_, d in _internal_edges(G, community):
+        if d.get("doc_id"):
+            docs.add(str(d["doc_id"]))
+        docs.update(str(src[0]) for src in d.get("sources") or [] if src)
     return sorted(docs)
 
 

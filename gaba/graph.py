@@ -24,12 +24,14 @@ if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
     import pandas as pd
 
+#: A fact: ``(subject, relation, object)``, one edge of the graph.
+Fact = tuple[str, str, str]
 #: Traversals deeper than this are capped (with a warning): the context would swallow the graph.
 MAX_HOPS = 6
 _DIRECTIONS = ("both", "out", "in")
 
 __all__ = [
-    "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
+    "Fact", "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
     "edges_between", "gather_facts", "gather_facts_by_hop", "fact_evidence",
     "fact_sentence", "shortest_connection", "hop_table", "traversal_seconds",
 ]
@@ -99,7 +101,7 @@ def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[s
             for u, v, *k, d in G.in_edges(node, data=True, **keys):
                 yield (str(u), _relation(k[0] if k else None, d), str(v)), u
 
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[Fact] = set()
     visited = set(starts)
     facts_by_hop: list[set] = []
     nodes_by_hop: list[set] = [set(starts)]
@@ -113,7 +115,7 @@ def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[s
 
 
 def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
-                 direction: str = "both") -> set[tuple[str, str, str]]:
+                 direction: str = "both") -> set[Fact]:
     """The facts within ``hops`` hops of the given entities.
 
     Only the frontier is expanded at each hop, so the cost grows with hops x degree, not with the
@@ -134,7 +136,7 @@ def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
 
 
 def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
-                        direction: str = "both") -> list[set[tuple[str, str, str]]]:
+                        direction: str = "both") -> list[set[Fact]]:
     """The facts first reached at each hop: element ``i`` holds the facts new at hop ``i + 1``.
 
     Examples
@@ -148,7 +150,7 @@ def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
     return facts_by_hop
 
 
-def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
+def fact_evidence(G, facts: Iterable[Fact]) -> list[str]:
     """The evidence sentences behind facts (edge ``evidence`` and ``sources``), sorted, each once.
 
     Examples
@@ -189,7 +191,7 @@ def _phrase(relation: str) -> str:
     return words or "is related to"
 
 
-def fact_sentence(fact: tuple[str, str, str]) -> str:
+def fact_sentence(fact: Fact) -> str:
     """A fact as a plain sentence: a schema label reads as its phrase, any other as its own words.
 
     Examples
@@ -201,7 +203,7 @@ def fact_sentence(fact: tuple[str, str, str]) -> str:
     return f"{s} {_phrase(r)} {o}."
 
 
-def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, str, str]]]:
+def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
     """The shortest chain of edges between two entities, ignoring edge direction.
 
     Returns the node names from ``a`` to ``b`` and, per step, the fact that links the two nodes in

@@ -14,7 +14,7 @@ from . import rank as _rank
 from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention
 from .data.news import load_documents
 from .entities import check_graph, find_entities, node_aliases
-from .graph import _check_hops, fact_evidence, gather_facts
+from .graph import Fact, _check_hops, fact_evidence, gather_facts
 from .relevance import hop_distances
 from .llm import call_llm
 
@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_BUDGET", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace
 #: A linking step: ``(question, G) -> entity names`` (or matches with a ``.name``).
 Linker = Callable[[str, Any], Sequence[Any]]
 #: A ranking step: ``(question, facts, G, budget) -> the facts to keep``.
-Ranker = Callable[[str, list, Any, int], Sequence[tuple[str, str, str]]]
+Ranker = Callable[[str, list, Any, int], Sequence[Fact]]
 
 
 def _link(question: str, G, linking: str | Linker) -> list[str]:
@@ -127,7 +127,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
 def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
               rank: str | Ranker = "combined", linking: str | Linker = "exact",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
-              fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[tuple[str, str, str]]]:
+              fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[Fact]]:
     """Answer a question from the facts around its entities, with one model call and a check.
 
     Links the question's entities (``linking``: ``"exact"`` names and aliases, a

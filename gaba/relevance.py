@@ -15,14 +15,12 @@ import numpy as np
 
 from . import embed
 from .entities import per_graph
-from .graph import edges_between
+from .graph import Fact, edges_between
 from .link import LinkingCapped, link_entities
 from .words import word_stems
 
 __all__ = ["fact_text", "start_entities", "hop_distances", "ppr_flow", "fact_similarity", "piece_scores",
            "word_matches", "word_share", "minmax"]
-
-Fact = tuple[str, str, str]
 
 
 def _label_words(relation: str) -> str:
