@@ -97,19 +97,12 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
     if levels is not None:
         hierarchy = hierarchy[:levels]
     out: list[Community] = []
-    parents: list[Community] = []
+    parents = [Community("c", -1, tuple(H.nodes))]   # a root above level 0: its children are c0, c1, ...
     for level, partition in enumerate(hierarchy):
         groups = _order(partition)
-        current: list[Community] = []
-        if level == 0:
-            current = [Community(f"c{i}", 0, g) for i, g in enumerate(groups)]
-        else:
-            for p in parents:
-                members = set(p.nodes)
-                children = [g for g in groups if set(g) <= members]
-                current += [Community(f"{p.id}.{j}", level, g, p.id) for j, g in enumerate(children)]
-        out += current
-        parents = current
+        parents = [Community(f"{p.id}.{j}" if level else f"c{j}", level, g, p.id if level else None)
+                   for p in parents for j, g in enumerate(g for g in groups if set(g) <= set(p.nodes))]
+        out += parents
     if sum(c.level == 0 for c in out) == 1:
         warnings.warn(f"Louvain found a single community holding all {G.number_of_nodes()} nodes: "
                       f"a global answer will come from one summary of the whole graph. A higher "
@@ -252,14 +245,13 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     """Answer a question about the whole corpus from community summaries: ``(answer, summaries used)``.
 
     Map: :func:`score_summaries`; reduce: one model call answers from the ``top`` best. Raises
-    ``ValueError`` when the summaries name nodes that are not in ``G`` (stale summaries).
+    ``ValueError`` when the summaries name nodes that are not in ``G`` (stale summaries) or for an
+    unknown ``scorer`` (before any model call).
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("global_rag needs a non-empty question.")
     if not isinstance(top, int) or top < 1:
         raise ValueError(f"top must be a positive int, not {top!r}.")
-    if scorer not in SCORERS:
-        raise ValueError(f"scorer must be one of {SCORERS}, not {scorer!r}.")
     if not summaries:
         raise NoCommunities("No community summaries: run summarize_communities(G, "
                             "detect_communities(G)) first.")
