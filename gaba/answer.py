@@ -1,9 +1,9 @@
 """Answering from graph facts: the answering prompt, and the grounding rule that checks a reply.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". :func:`answer_prompt` asks the model to
-copy the facts it used before its answer; :func:`check_grounding` accepts the answer only when
-it cites a given fact and names an entity of it (or of a given fact next to it), else the system
-says :data:`ABSTAIN`.
+Taught in chapter "Graph RAG and multi-hop reasoning". :func:`answer_prompt` (and
+:func:`flat_prompt`, over passages) asks the model to copy the facts it used before its answer;
+:func:`check_grounding` accepts the answer only when it cites a given fact and names an entity of
+it (or of a given fact next to it), else the system says :data:`ABSTAIN`.
 
 Examples
 --------
@@ -19,9 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from . import prompts
-from .graph import fact_sentence
-
-Fact = tuple[str, str, str]
+from .graph import Fact, fact_sentence
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
 ABSTAIN = "I don't know"
@@ -31,8 +29,8 @@ CITATION_SIMILARITY = 90
 #: while a copy that drops a short lead-in ("Analysts said ...") still counts.
 MIN_COPY_SHARE = 0.75
 
-__all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "answer_prompt", "final_answer",
-           "is_abstention", "cited_facts", "check_grounding"]
+__all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "answer_prompt", "flat_prompt",
+           "final_answer", "is_abstention", "cited_facts", "check_grounding"]
 
 
 def _quote(text: str) -> str:
@@ -125,6 +123,21 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     sources = "\n".join(f'- "{_one_line(e)}"' for e in arrange(evidence))
     user = template.format(facts=lines or "- (none)", sources=sources or "- (none)",
                            question=_quote(question.strip()), abstain=ABSTAIN)
+    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
+
+
+def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
+    """The (system, user) messages of the flat RAG answering call (passages in retrieval order).
+
+    Examples
+    --------
+    >>> system, user = flat_prompt("Who supplies B?", ["A supplies B."])
+    >>> '[1] "A supplies B."' in user
+    True
+    """
+    block = "\n".join(f'[{i}] "{_quote(" ".join(p.split()))}"' for i, p in enumerate(passages, 1))
+    user = prompts.FLAT_ANSWER_PROMPT.format(passages=block or "(none)", question=_quote(question.strip()),
+                                             abstain=ABSTAIN)
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
 
 

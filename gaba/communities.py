@@ -97,19 +97,12 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
     if levels is not None:
         hierarchy = hierarchy[:levels]
     out: list[Community] = []
-    parents: list[Community] = []
+    parents = [Community("c", -1, tuple(H.nodes))]   # a root above level 0: its children are c0, c1, ...
     for level, partition in enumerate(hierarchy):
         groups = _order(partition)
-        current: list[Community] = []
-        if level == 0:
-            current = [Community(f"c{i}", 0, g) for i, g in enumerate(groups)]
-        else:
-            for p in parents:
-                members = set(p.nodes)
-                children = [g for g in groups if set(g) <= members]
-                current += [Community(f"{p.id}.{j}", level, g, p.id) for j, g in enumerate(children)]
-        out += current
-        parents = current
+        parents = [Community(f"{p.id}.{j}" if level else f"c{j}", level, g, p.id if level else None)
+                   for p in parents for j, g in enumerate(g for g in groups if set(g) <= set(p.nodes))]
+        out += parents
     if sum(c.level == 0 for c in out) == 1:
         warnings.warn(f"Louvain found a single community holding all {G.number_of_nodes()} nodes: "
                       f"a global answer will come from one summary of the whole graph. A higher "
@@ -122,6 +115,14 @@ def partition_signature(communities: Sequence[Community]) -> tuple:
     return tuple((c.level, c.nodes) for c in communities)
 
 
+def _internal_edges(G, community: Community | Sequence[str]):
+    """``(u, v, key, data)`` of the edges between two different members (key None in a simple graph)."""
+    nodes = set(community.nodes if isinstance(community, Community) else community)
+    edges = G.edges(keys=True, data=True) if G.is_multigraph() else \
+        ((u, v, None, d) for u, v, d in G.edges(data=True))
+    return [(u, v, k, d) for u, v, k, d in edges if u in nodes and v in nodes and u != v]
+
+
 def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, str, str, str]]:
     """The edges with both ends inside the community, as sorted ``(subject, relation, object, evidence)``.
 
@@ -132,14 +133,8 @@ def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, 
     >>> community_facts(G, ["Acme", "Ann"])
     [('Ann', 'CEO_OF', 'Acme', 'Ann runs Acme.')]
     """
-    nodes = set(community.nodes if isinstance(community, Community) else community)
-    facts = set()
-    for u, v, key, data in G.edges(keys=True, data=True) if G.is_multigraph() else \
-            ((u, v, None, d) for u, v, d in G.edges(data=True)):
-        if u in nodes and v in nodes and u != v:
-            rel = str(data.get("relation") or key or "RELATED_TO")
-            facts.add((str(u), rel, str(v), str(data.get("evidence") or "")))
-    return sorted(facts)
+    return sorted({(str(u), str(d.get("relation") or k or "RELATED_TO"), str(v), str(d.get("evidence") or ""))
+                   for u, v, k, d in _internal_edges(G, community)})
 
 
 def community_documents(G, community: Community | Sequence[str]) -> list[str]:
@@ -152,13 +147,11 @@ def community_documents(G, community: Community | Sequence[str]) -> list[str]:
     >>> community_documents(G, ["Acme", "Ann"])
     ['n1', 'n2']
     """
-    nodes = set(community.nodes if isinstance(community, Community) else community)
     docs = set()
-    for u, v, data in G.edges(data=True):
-        if u in nodes and v in nodes and u != v:
-            if data.get("doc_id"):
-                docs.add(str(data["doc_id"]))
-            docs.update(str(src[0]) for src in data.get("sources") or [] if src)
+    for *_, d in _internal_edges(G, community):
+        if d.get("doc_id"):
+            docs.add(str(d["doc_id"]))
+        docs.update(str(src[0]) for src in d.get("sources") or [] if src)
     return sorted(docs)
 
 
@@ -252,14 +245,13 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     """Answer a question about the whole corpus from community summaries: ``(answer, summaries used)``.
 
     Map: :func:`score_summaries`; reduce: one model call answers from the ``top`` best. Raises
-    ``ValueError`` when the summaries name nodes that are not in ``G`` (stale summaries).
+    ``ValueError`` when the summaries name nodes that are not in ``G`` (stale summaries) or for an
+    unknown ``scorer`` (before any model call).
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("global_rag needs a non-empty question.")
     if not isinstance(top, int) or top < 1:
         raise ValueError(f"top must be a positive int, not {top!r}.")
-    if scorer not in SCORERS:
-        raise ValueError(f"scorer must be one of {SCORERS}, not {scorer!r}.")
     if not summaries:
         raise NoCommunities("No community summaries: run summarize_communities(G, "
                             "detect_communities(G)) first.")

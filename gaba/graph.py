@@ -7,16 +7,16 @@ the ``doc_id`` it came from and the ``evidence`` sentence. Building and saving l
 """
 from __future__ import annotations
 
-import time
+import statistics
+import timeit
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .data.news import load_documents  # re-exported: the news corpus, or a reader's corpus
+from .data.news import load_documents  # re-exported, as are load_graph and save_graph
 from .entities import check_graph, resolve_entity
 from .errors import NoPath
-from .kgfile import load_graph as _load
-from .kgfile import save_graph as _save
+from .kgfile import load_graph, save_graph
 from .prompts import SCHEMA_PHRASES
 from .tokens import estimate_tokens
 
@@ -24,35 +24,27 @@ if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
     import pandas as pd
 
+#: A fact: ``(subject, relation, object)``, one edge of the graph.
+Fact = tuple[str, str, str]
 #: Traversals deeper than this are capped (with a warning): the context would swallow the graph.
 MAX_HOPS = 6
 _DIRECTIONS = ("both", "out", "in")
 
 __all__ = [
-    "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
-    "gather_facts", "gather_facts_by_hop", "fact_evidence",
+    "Fact", "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
+    "edges_between", "gather_facts", "gather_facts_by_hop", "fact_evidence",
     "fact_sentence", "shortest_connection", "hop_table", "traversal_seconds",
 ]
 
 
-def build_knowledge_graph(documents=None, *, schema=None, cache_dir=None, rebuild: bool = False,
-                          concurrency: int | None = None,
-                          progress: bool = True, cooccurrence: bool | None = None) -> "nx.MultiDiGraph":
-    """Extract a knowledge graph from documents; see :func:`gaba.kgbuild.build_knowledge_graph`."""
-    from .kgbuild import build_knowledge_graph as _build
+def build_knowledge_graph(documents=None, **options) -> "nx.MultiDiGraph":
+    """Extract a knowledge graph from documents: :func:`gaba.kgbuild.build_knowledge_graph`.
 
-    return _build(documents, schema=schema, cache_dir=cache_dir, rebuild=rebuild, concurrency=concurrency,
-                  progress=progress, cooccurrence=cooccurrence)
+    Imported when called, so that ``import gaba.graph`` does not load the extraction pipeline.
+    """
+    from .kgbuild import build_knowledge_graph as build
 
-
-def save_graph(G, path) -> None:
-    """Write a graph to a JSON file (see :func:`gaba.kgfile.save_graph`)."""
-    return _save(G, path)
-
-
-def load_graph(path) -> "nx.MultiDiGraph":
-    """Read a graph written by :func:`save_graph` (see :func:`gaba.kgfile.load_graph`)."""
-    return _load(path)
+    return build(documents, **options)
 
 
 def _relation(key, data: dict) -> str:
@@ -60,12 +52,19 @@ def _relation(key, data: dict) -> str:
     return str(rel if rel is not None else key)
 
 
-def _edges_from(G, s, o) -> list:
-    """``(key, data)`` of every edge ``s -> o`` (key None in a simple graph)."""
-    if not G.has_edge(s, o):
+def edges_between(G, s, o) -> list[tuple[str, dict]]:
+    """``(relation, edge data)`` of every edge ``s -> o`` (one pair at most in a simple graph).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> edges_between(nx.MultiDiGraph([("A", "B", "R", {"evidence": "A r B."})]), "A", "B")
+    [('R', {'evidence': 'A r B.'})]
+    """
+    if G is None or not G.has_edge(s, o):
         return []
     data = G.get_edge_data(s, o)
-    return list(data.items()) if G.is_multigraph() else [(None, data)]
+    return [(_relation(k, d), d) for k, d in (data.items() if G.is_multigraph() else [(None, data)])]
 
 
 def _check_hops(hops) -> int:
@@ -91,47 +90,32 @@ def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[s
     if not starts:
         raise ValueError("gather_facts needs at least one entity; find them with gaba.entities.find_entities(question, G).")
     hops = _check_hops(hops)
-    directed = G.is_directed()
-    multi = G.is_multigraph()
+    directed, keys = G.is_directed(), {"keys": True} if G.is_multigraph() else {}
+
+    def steps(node):
+        """(fact, the node at its other end) of each edge the walk may take from ``node``."""
+        if direction != "in" or not directed:
+            for u, v, *k, d in G.edges(node, data=True, **keys):
+                yield (str(u), _relation(k[0] if k else None, d), str(v)), v
+        if direction != "out" and directed:
+            for u, v, *k, d in G.in_edges(node, data=True, **keys):
+                yield (str(u), _relation(k[0] if k else None, d), str(v)), u
+
+    seen: set[Fact] = set()
     visited = set(starts)
-    frontier = set(starts)
-    seen_facts: set[tuple[str, str, str]] = set()
     facts_by_hop: list[set] = []
     nodes_by_hop: list[set] = [set(starts)]
-    for _ in range(hops):
-        new_facts: set[tuple[str, str, str]] = set()
-        reached: set = set()
-        for node in frontier:
-            steps = []
-            if direction in ("both", "out") or not directed:
-                edges = G.out_edges(node, keys=True, data=True) if (multi and directed) else \
-                    G.edges(node, keys=True, data=True) if multi else \
-                    ((u, v, None, d) for u, v, d in G.edges(node, data=True))
-                steps += [(u, v, k, d, v) for u, v, k, d in edges]
-            if directed and direction in ("both", "in"):
-                edges = G.in_edges(node, keys=True, data=True) if multi else \
-                    ((u, v, None, d) for u, v, d in G.in_edges(node, data=True))
-                steps += [(u, v, k, d, u) for u, v, k, d in edges]
-            for u, v, k, d, other in steps:
-                fact = (str(u), _relation(k, d), str(v))
-                if fact not in seen_facts:
-                    seen_facts.add(fact)
-                    new_facts.add(fact)
-                if other not in visited:
-                    reached.add(other)
-        visited |= reached
-        facts_by_hop.append(new_facts)
-        nodes_by_hop.append(reached)
-        frontier = reached
-        if not frontier:                # nothing to expand: pad the lists to `hops` entries
-            facts_by_hop += [set() for _ in range(hops - len(facts_by_hop))]
-            nodes_by_hop += [set() for _ in range(hops + 1 - len(nodes_by_hop))]
-            break
+    for _ in range(hops):                   # an empty frontier adds empty hops
+        found = [step for node in nodes_by_hop[-1] for step in steps(node)]
+        facts_by_hop.append({f for f, _ in found} - seen)
+        nodes_by_hop.append({n for _, n in found} - visited)
+        seen |= facts_by_hop[-1]
+        visited |= nodes_by_hop[-1]
     return facts_by_hop, nodes_by_hop
 
 
 def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
-                 direction: str = "both") -> set[tuple[str, str, str]]:
+                 direction: str = "both") -> set[Fact]:
     """The facts within ``hops`` hops of the given entities.
 
     Only the frontier is expanded at each hop, so the cost grows with hops x degree, not with the
@@ -152,7 +136,7 @@ def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
 
 
 def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
-                        direction: str = "both") -> list[set[tuple[str, str, str]]]:
+                        direction: str = "both") -> list[set[Fact]]:
     """The facts first reached at each hop: element ``i`` holds the facts new at hop ``i + 1``.
 
     Examples
@@ -166,7 +150,7 @@ def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
     return facts_by_hop
 
 
-def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
+def fact_evidence(G, facts: Iterable[Fact]) -> list[str]:
     """The evidence sentences behind facts (edge ``evidence`` and ``sources``), sorted, each once.
 
     Examples
@@ -179,8 +163,8 @@ def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
     check_graph(G)
     out: set[str] = set()
     for s, r, o in facts:
-        for k, d in _edges_from(G, s, o):
-            if _relation(k, d) != r:
+        for rel, d in edges_between(G, s, o):
+            if rel != r:
                 continue
             ev = d.get("evidence")
             sentences = [ev] if isinstance(ev, str) else list(ev or [])
@@ -194,13 +178,8 @@ def fact_evidence(G, facts: Iterable[tuple[str, str, str]]) -> list[str]:
 
 def traversal_seconds(G, entities, hops: int = 2, *, repeat: int = 200) -> float:
     """Median wall time in seconds of one :func:`gather_facts` call (no model is involved)."""
-    times = []
-    for _ in range(max(1, repeat)):
-        t0 = time.perf_counter()
-        gather_facts(G, entities, hops)
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
+    return statistics.median_high(timeit.repeat(lambda: gather_facts(G, entities, hops),
+                                                number=1, repeat=max(1, repeat)))
 
 
 def _phrase(relation: str) -> str:
@@ -212,7 +191,7 @@ def _phrase(relation: str) -> str:
     return words or "is related to"
 
 
-def fact_sentence(fact: tuple[str, str, str]) -> str:
+def fact_sentence(fact: Fact) -> str:
     """A fact as a plain sentence: a schema label reads as its phrase, any other as its own words.
 
     Examples
@@ -224,7 +203,7 @@ def fact_sentence(fact: tuple[str, str, str]) -> str:
     return f"{s} {_phrase(r)} {o}."
 
 
-def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, str, str]]]:
+def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
     """The shortest chain of edges between two entities, ignoring edge direction.
 
     Returns the node names from ``a`` to ``b`` and, per step, the fact that links the two nodes in
@@ -252,7 +231,7 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[tuple[str, s
     for u, v in zip(path, path[1:]):
         options = []
         for s, o in ((u, v), (v, u)):
-            options += [(str(s), _relation(k, d), str(o)) for k, d in _edges_from(G, s, o)]
+            options += [(str(s), rel, str(o)) for rel, _ in edges_between(G, s, o)]
         facts.append(sorted(options)[0])
     return [str(n) for n in path], facts
 

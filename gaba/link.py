@@ -94,16 +94,12 @@ def _one_word_needs_context(surface: str) -> bool:
     return w.casefold() in COMMON_WORDS or not w[:1].isupper()
 
 
-def _has_context(idx: NameIndex, node: str, question: str, others: set[str]) -> str | None:
-    """Why a one-word name may be linked (a neighbour or a relation named), or None."""
-    near = idx.neighbours(node) & others
-    if near:
-        return f"neighbour {sorted(near)[0]!r} named"
+def _has_context(idx: NameIndex, node: str, question: str, others: set[str]) -> bool:
+    """Whether the question also names a neighbour of ``node`` or one of its relations."""
+    if idx.neighbours(node) & others:
+        return True
     asked = set(word_stems(question)) - set(word_stems(node))
-    for rel in sorted(idx.relations(node)):
-        if asked & set(word_stems(rel.replace("_", " "))):
-            return f"relation {rel} named"
-    return None
+    return any(asked & set(word_stems(rel.replace("_", " "))) for rel in idx.relations(node))
 
 
 def _exact_tier(question, toks, idx, taken):
@@ -309,18 +305,14 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
     if method in ("embedding", "full"):
         found += _embedding_tier(question, toks, idx, taken, embed_threshold, max_candidates, report)
     firm = {m.name for _, _, m in found if not _one_word_needs_context(m.surface)}
-    kept = []
-    for i, j, m in sorted(found, key=lambda x: x[0]):
-        if m.method in ("exact", "alias") and _one_word_needs_context(m.surface):
-            why = _has_context(idx, m.name, question, firm - {m.name})
-            if why is None:
-                report["notes"].append(f"{m.surface!r} could be the entity {m.name!r} or an ordinary "
-                                       "word; not linked (the question names none of its neighbours "
-                                       "or relations)")
-                continue
-        kept.append(m)
-    first: dict[str, Match] = {}
-    for m in kept:
+    first: dict[str, Match] = {}                         # each node once, at its first mention
+    for _, _, m in sorted(found, key=lambda x: x[0]):
+        if m.method in ("exact", "alias") and _one_word_needs_context(m.surface) \
+                and not _has_context(idx, m.name, question, firm - {m.name}):
+            report["notes"].append(f"{m.surface!r} could be the entity {m.name!r} or an ordinary "
+                                   "word; not linked (the question names none of its neighbours "
+                                   "or relations)")
+            continue
         first.setdefault(m.name, m)
     unique = list(first.values())
     if len(unique) > max_candidates:
@@ -328,8 +320,7 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
         report["notes"].append(f"{len(unique)} entities matched; kept the {max_candidates} "
                                "best-scoring (longest first among exact matches)")
         best = sorted(unique, key=lambda m: (-m.score, -len(m.surface), m.name))[:max_candidates]
-        keep = set(map(id, best))
-        unique = [m for m in unique if id(m) in keep]
+        unique = [m for m in unique if m in best]       # in question order; names are distinct
     if report["capped"]:
         warnings.warn("; ".join(n for n in report["notes"] if "best" in n), LinkingCapped, stacklevel=2)
     return Links(unique, candidates=report["candidates"], capped=report["capped"], notes=report["notes"])

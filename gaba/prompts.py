@@ -243,10 +243,6 @@ ROUTER_SCHEMA = {
 
 # === end communities ===
 
-# === evaluation and labs (gaba.evaluate, gaba.labs) ===
-
-# === end evaluation ===
-
 # === answering hop by hop (gaba.stepwise) ===
 
 #: System message of the call that splits a question into one-fact questions.

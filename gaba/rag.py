@@ -6,16 +6,15 @@ and the answering prompt and grounding rule (:mod:`gaba.answer`).
 """
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import embed, link, prompts
+from . import embed, link
 from . import rank as _rank
-from .answer import ABSTAIN, _quote, answer_prompt, check_grounding, final_answer, is_abstention
+from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention
 from .data.news import load_documents
 from .entities import check_graph, find_entities, node_aliases
-from .graph import _check_hops, fact_evidence, gather_facts
+from .graph import Fact, _check_hops, fact_evidence, gather_facts
 from .relevance import hop_distances
 from .llm import call_llm
 
@@ -23,42 +22,25 @@ __all__ = ["DEFAULT_BUDGET", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace
            "flat_retrieve", "flat_rag", "ABSTAIN", "answer_prompt", "final_answer", "is_abstention"]
 
 
-def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
-    """The (system, user) messages of the flat RAG answering call (passages in retrieval order)."""
-    block = "\n".join(f'[{i}] "{_quote(" ".join(p.split()))}"' for i, p in enumerate(passages, 1))
-    user = prompts.FLAT_ANSWER_PROMPT.format(passages=block or "(none)", question=_quote(question.strip()),
-                                             abstain=ABSTAIN)
-    return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
-
-
 #: A linking step: ``(question, G) -> entity names`` (or matches with a ``.name``).
 Linker = Callable[[str, Any], Sequence[Any]]
 #: A ranking step: ``(question, facts, G, budget) -> the facts to keep``.
-Ranker = Callable[[str, list, Any, int], Sequence[tuple[str, str, str]]]
+Ranker = Callable[[str, list, Any, int], Sequence[Fact]]
 
 
 def _link(question: str, G, linking: str | Linker) -> list[str]:
     """The graph's node names the question names, by ``linking``, each once."""
     if linking == "exact":
         return find_entities(question, G)
-    if callable(linking):
-        fn, kwargs = linking, {}
-    else:
-        fn = link.link_entities
-        kwargs = {"method": linking} if "method" in inspect.signature(fn).parameters else {}
-    names = []
-    for m in fn(question, G, **kwargs):
-        name = getattr(m, "name", m)
-        if name in G and name not in names:
-            names.append(name)
-    return names
+    found = linking(question, G) if callable(linking) else link.link_entities(question, G, method=linking)
+    return list(dict.fromkeys(n for n in (getattr(m, "name", m) for m in found) if n in G))
 
 
-def _no_entity_answer(G) -> str:
+def _no_entity_reason(G) -> str:
     names = sorted(str(n) for n in G.nodes)
     shown = ", ".join(names[:12]) + (f", and {len(names) - 12} more" if len(names) > 12 else "")
-    return (f"{ABSTAIN}: the question names none of the graph's entities, so there is nothing to "
-            f"traverse. I looked for these names (and their aliases): {shown}.")
+    return ("the question names none of the graph's entities, so there is nothing to traverse. "
+            f"I looked for these names (and their aliases): {shown}.")
 
 
 #: Default fact budget of :func:`graph_rag`: a short prompt, however large the graph (chapter
@@ -79,7 +61,9 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
 
     Keys: ``question``, ``entities``, ``facts`` (sorted, after the budget), ``prompt`` (the user
     message), ``reply`` (None when no call was made), ``model_answer``, ``grounding`` (a
-    :class:`gaba.answer.Grounding` or None) and ``answer``. Parameters as :func:`graph_rag`.
+    :class:`gaba.answer.Grounding` or None), ``answer`` and ``reason``: why the system answered
+    :data:`ABSTAIN` (the text after it), None when the model's answer stands. Parameters as
+    :func:`graph_rag`.
     """
     check_graph(G)
     if not isinstance(question, str) or not question.strip():
@@ -98,12 +82,15 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if not callable(linking) and (not isinstance(linking, str) or not linking):
         raise ValueError(f"linking must be 'exact', a gaba.link method name or a function, not {linking!r}")
     out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
-                           "reply": None, "model_answer": None, "grounding": None}
-    entities = _link(question, G, linking)
-    out["entities"] = entities
-    if not entities:
-        out["answer"] = _no_entity_answer(G)
+                           "reply": None, "model_answer": None, "grounding": None, "reason": None}
+
+    def abstain(reason: str) -> dict:
+        out["answer"], out["reason"] = f"{ABSTAIN}: {reason}", reason
         return out
+
+    entities = out["entities"] = _link(question, G, linking)
+    if not entities:
+        return abstain(_no_entity_reason(G))
     facts = gather_facts(G, entities, hops)
     if budget is not None and len(facts) > budget:
         if callable(rank):
@@ -111,11 +98,9 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
         else:
             facts = set(_rank.rank_facts(question, sorted(facts), G, budget=budget, method=rank,
                                          entities=entities))
-    facts_sorted = sorted(facts)
-    out["facts"] = facts_sorted
+    facts_sorted = out["facts"] = sorted(facts)
     if not facts:
-        out["answer"] = f"{ABSTAIN}: the graph holds no facts about {', '.join(entities)}."
-        return out
+        return abstain(f"the graph holds no facts about {', '.join(entities)}.")
     evidence = {f: fact_evidence(G, [f]) for f in facts_sorted}   # the prompt's and the rule's
     shown = facts_sorted
     if fact_order == "hops":
@@ -129,22 +114,20 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
                     purpose=f"graph_rag: {question[:60]}")
     out["reply"] = resp.text
-    out["model_answer"] = final_answer(resp.text)
-    if not grounding:
-        out["answer"] = out["model_answer"]
-        return out
-    verdict = check_grounding(resp.text, facts_sorted, entities, evidence=evidence,
-                              aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2])
-                                       if n in G})
-    out["grounding"] = verdict
-    out["answer"] = out["model_answer"] if verdict.accepted else f"{ABSTAIN}: {verdict.reason}."
+    out["answer"] = out["model_answer"] = final_answer(resp.text)
+    if grounding:
+        verdict = out["grounding"] = check_grounding(
+            resp.text, facts_sorted, entities, evidence=evidence,
+            aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G})
+        if not verdict.accepted:
+            return abstain(f"{verdict.reason}.")
     return out
 
 
 def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
               rank: str | Ranker = "combined", linking: str | Linker = "exact",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
-              fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[tuple[str, str, str]]]:
+              fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[Fact]]:
     """Answer a question from the facts around its entities, with one model call and a check.
 
     Links the question's entities (``linking``: ``"exact"`` names and aliases, a

@@ -5,6 +5,7 @@ gather hundreds of facts, and "the first 30" keeps the wrong ones.
 """
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -66,15 +67,12 @@ def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict
         at[s].append(i)
         if o != s:
             at[o].append(i)
-    local: dict[str, np.ndarray] = {}
 
+    @functools.cache
     def distinct(u: str) -> np.ndarray:
         """How distinctive each question word is among the facts at ``u`` (1 = in one fact)."""
-        if u not in local:
-            n = len(at[u])
-            df = M[at[u]].sum(axis=0)
-            local[u] = np.where(df > 0, np.log1p(n / np.maximum(df, 1)) / np.log1p(n), 0.0)
-        return local[u]
+        n, df = len(at[u]), M[at[u]].sum(axis=0)
+        return np.where(df > 0, np.log1p(n / np.maximum(df, 1)) / np.log1p(n), 0.0)
 
     def onward(i: int, u: str, on_path: set[str]):
         """Facts continuing a path that ends at ``u`` outward or sideways, with their far ends."""

@@ -2,26 +2,25 @@
 
 Taught in chapter "Retrieval that stays sharp at scale". Text signals read a relation label as
 words, with the fact's evidence sentence; graph signals are hop distance and PageRank flow.
-Fact embeddings and word stems are remembered per graph (:func:`clear_cache` forgets them).
+Fact embeddings and word stems are remembered per graph (:func:`gaba.entities.per_graph`).
 """
 from __future__ import annotations
 
 import re
 import warnings
-import weakref
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from . import embed
+from .entities import per_graph
+from .graph import Fact, edges_between
 from .link import LinkingCapped, link_entities
 from .words import word_stems
 
 __all__ = ["fact_text", "start_entities", "hop_distances", "ppr_flow", "fact_similarity", "piece_scores",
-           "word_matches", "word_share", "minmax", "clear_cache"]
-
-Fact = tuple[str, str, str]
+           "word_matches", "word_share", "minmax"]
 
 
 def _label_words(relation: str) -> str:
@@ -32,16 +31,13 @@ def _label_words(relation: str) -> str:
 def _evidence(G, fact: Fact) -> str | None:
     """The evidence sentence of a fact's edge in ``G``, if it has one."""
     s, r, o = fact
-    data = G.get_edge_data(s, o) if G is not None and G.has_edge(s, o) else None
-    if data:
-        items = data.items() if G.is_multigraph() else [(None, data)]
-        for key, d in items:
-            if str(d.get("relation", key)) == r:
-                ev = d.get("evidence")
-                if isinstance(ev, (list, tuple)):
-                    ev = next((e for e in ev if isinstance(e, str) and e.strip()), None)
-                if isinstance(ev, str) and ev.strip():
-                    return " ".join(ev.split())
+    for rel, d in edges_between(G, s, o):
+        if rel == r:
+            ev = d.get("evidence")
+            if isinstance(ev, (list, tuple)):
+                ev = next((e for e in ev if isinstance(e, str) and e.strip()), None)
+            if isinstance(ev, str) and ev.strip():
+                return " ".join(ev.split())
     return None
 
 
@@ -80,21 +76,11 @@ def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:
 
 def hop_distances(facts: list[Fact], starts: list[str]) -> dict[str, int]:
     """Hop distance of every node from the start entities, over the facts (undirected)."""
-    adj: dict[str, set[str]] = defaultdict(set)
-    for s, _, o in facts:
-        adj[s].add(o)
-        adj[o].add(s)
-    dist = {s: 0 for s in starts}
-    frontier = list(starts)
-    while frontier:
-        nxt = []
-        for u in frontier:
-            for v in adj[u]:
-                if v not in dist:
-                    dist[v] = dist[u] + 1
-                    nxt.append(v)
-        frontier = nxt
-    return dist
+    import networkx as nx
+
+    H = nx.Graph([(s, o) for s, _, o in facts])
+    H.add_nodes_from(starts)
+    return nx.multi_source_dijkstra_path_length(H, set(starts)) if starts else {}
 
 
 def ppr_flow(facts: list[Fact], starts: list[str], weights: Sequence[float], *, alpha: float = 0.85,
@@ -136,26 +122,9 @@ def ppr_flow(facts: list[Fact], starts: list[str], weights: Sequence[float], *, 
     return out.tolist()
 
 
-_MEMO: "weakref.WeakKeyDictionary" = None  # graph -> (model id, {key: fact vector or word stems})
-
-
 def _memo(G) -> dict:
-    """The per-graph memo of fact embeddings and stems (a fresh dict if ``G`` has no weakref)."""
-    global _MEMO
-    if _MEMO is None:
-        _MEMO = weakref.WeakKeyDictionary()
-    key = embed.model_id()
-    try:
-        memo = _MEMO.get(G)
-    except TypeError:
-        return {}
-    if memo is None or memo[0] != key:
-        memo = (key, {})
-        try:
-            _MEMO[G] = memo
-        except TypeError:
-            pass
-    return memo[1]
+    """Fact embeddings and stems of ``G``, remembered per graph and embedding model (none without G)."""
+    return {} if G is None else per_graph(G, f"relevance memo {embed.model_id()}", dict)
 
 
 def _fact_vectors(G, facts: list[Fact]):
@@ -183,18 +152,8 @@ def _fact_stems(G, facts: list[Fact], label_only: bool) -> list[set[str]]:
     return out
 
 
-def clear_cache() -> None:
-    """Forget the fact embeddings and words remembered per graph (after editing edges in place)."""
-    global _MEMO
-    _MEMO = None
-
-
 def fact_similarity(question: str, facts: list[Fact], G):
     """(fact vectors, cosine of each fact with the question)."""
-    if G is None:
-        import networkx as nx
-
-        G = nx.MultiDiGraph()
     q = embed.embed_texts([question], kind="query")[0]
     V = _fact_vectors(G, facts)
     return V, V @ q
@@ -247,7 +206,7 @@ def word_matches(question: str, facts: list[Fact], G, starts: Sequence[str], *, 
 def word_share(M, weights):
     """Each fact's weighted share of the question's words, from :func:`word_matches`."""
     total = float(weights.sum())
-    return (M @ weights) / total if total > 0 else M[:, :0].sum(axis=1).astype(float)
+    return (M @ weights) / total if total > 0 else np.zeros(len(M))
 
 
 def minmax(values):

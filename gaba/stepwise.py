@@ -92,8 +92,8 @@ def graph_rag_stepwise(question: str, G, hops: int = 2, *, budget: int | None = 
         out["steps"].append(asked)
         out["traces"].append(t)
         if is_abstention(t["answer"]):
-            reason = t["answer"].split(":", 1)[1].strip() if ":" in t["answer"] else "the model abstained"
-            out["answer"] = f"{ABSTAIN}: step {i} ({asked}) has no answer: {reason}"
+            why = t["reason"] or "the model abstained"     # the system's reason, or the model's own
+            out["answer"] = f"{ABSTAIN}: step {i} ({asked}) has no answer: {why}"
             return out
         named = t["grounding"].answer_entities if t["grounding"] else ()
         if i < len(plan):

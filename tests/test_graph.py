@@ -249,7 +249,7 @@ def test_graph_rag_accepts_a_copied_evidence_sentence_and_an_alias(G, scripted):
 def test_graph_rag_abstains_when_the_reply_is_not_grounded(G, scripted, reply, reason):
     scripted.replies.append(reply)
     t = rag.graph_rag_trace(KESTREL_Q, G)
-    assert t["answer"] == f"{rag.ABSTAIN}: {reason}."
+    assert t["answer"] == f"{rag.ABSTAIN}: {reason}." and t["reason"] == f"{reason}."
     assert rag.is_abstention(t["answer"]) and not t["grounding"].accepted
     assert t["model_answer"] == rag.final_answer(reply) != t["answer"]   # the model's answer stays in the trace
 
@@ -260,6 +260,7 @@ def test_graph_rag_accepts_the_last_link_of_a_chain_cited_alone(G, scripted):
     scripted.replies.append("Facts used: Voltaic Dynamics competes with Aurora Cell Works.\nAnswer: Voltaic Dynamics")
     t = rag.graph_rag_trace(KESTREL_Q, G)
     assert t["answer"] == "Voltaic Dynamics" and t["grounding"].cited == (CHAIN[1],)
+    assert t["reason"] is None                  # the model's answer stands
 
 
 def test_graph_rag_without_grounding_returns_the_models_answer(G, scripted):
@@ -298,7 +299,8 @@ def test_graph_rag_trace_without_entities_or_facts_makes_no_call(G, scripted):
     assert t["grounding"] is None and rag.is_abstention(t["answer"])
     t = rag.graph_rag_trace("Who owns Lonely Island Co?", G)
     assert t["entities"] == ["Lonely Island Co"] and t["prompt"] is None
-    assert t["answer"] == f"{rag.ABSTAIN}: the graph holds no facts about Lonely Island Co."
+    assert t["answer"] == f"{rag.ABSTAIN}: {t['reason']}"
+    assert t["reason"] == "the graph holds no facts about Lonely Island Co."
     assert scripted.requests == []
 
 
@@ -416,7 +418,7 @@ def test_hooks_for_linking_and_ranking(G, scripted, monkeypatch):
     from gaba import link
 
     monkeypatch.setattr(link, "link_entities",
-                        lambda question, G: [types.SimpleNamespace(name="Aurora Cell Works")])
+                        lambda question, G, method: [types.SimpleNamespace(name="Aurora Cell Works")])
     seen = _fake_rank(monkeypatch)
     scripted.replies.append("ok")
     _, facts = rag.graph_rag("Who rivals the battery maker?", G, hops=2, budget=2, rank="embedding",

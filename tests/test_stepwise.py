@@ -42,12 +42,13 @@ def test_a_refused_step_ends_the_chain_with_the_reason(invented, scripted):  # n
     out = graph_rag_stepwise(QUESTION, invented, hops=1, budget=None)
     assert rag.is_abstention(out["answer"]) and "step 1" in out["answer"]
     assert "names no entity" in out["answer"] and len(scripted.requests) == 2
+    assert out["answer"].endswith(f"has no answer: {out['traces'][0]['reason']}")
 
 
 def test_a_declined_step_is_an_abstention(invented, scripted):  # noqa: F811
     scripted.replies.extend([PLAN, _reply(CHAIN[0], answer=MIDDLE), "Facts used: none\nAnswer: I don't know"])
     out = graph_rag_stepwise(QUESTION, invented, hops=1, budget=None)
-    assert out["answer"].startswith(f"{rag.ABSTAIN}: step 2 (Who quenches {MIDDLE}?)")
+    assert out["answer"] == f"{rag.ABSTAIN}: step 2 (Who quenches {MIDDLE}?) has no answer: the model abstained"
 
 
 def test_an_invalid_split_asks_the_whole_question(invented, scripted):  # noqa: F811
