@@ -31,7 +31,7 @@ MAX_HOPS = 6
 _DIRECTIONS = ("both", "out", "in")
 
 __all__ = [
-    "Fact", "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
+    "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
     "edges_between", "gather_facts", "gather_facts_by_hop", "fact_evidence",
     "fact_sentence", "shortest_connection", "hop_table", "traversal_seconds",
 ]
