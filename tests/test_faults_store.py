@@ -188,8 +188,19 @@ def test_walk_modes_count_returned_paths(cyclic, cycles):
 
 # --- limit=None has a hard cap that says so --------------------------------------------------------
 
-# The same tests as on NetworkX, collected here again so that `k30` is this module's store.
-from test_faults_paths import test_unlimited_is_capped_with_a_warning, test_unlimited_walks_are_capped  # noqa: E402,F401
+def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
+    monkeypatch.setattr(T, "MAX_PATHS", 50)
+    with pytest.warns(TruncatedResult, match=r"stopped at 50 rows.*MAX_PATHS.*incomplete"):
+        res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None)
+    assert len(res) == 50 and res.stats.truncated
+
+
+@pytest.mark.parametrize("cycles", ["detect", "keep"])
+def test_unlimited_walks_are_capped(k30, monkeypatch, cycles):
+    monkeypatch.setattr(T, "MAX_PATHS", 40)
+    with pytest.warns(TruncatedResult, match="40 rows"):
+        res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None, cycles=cycles)
+    assert len(res) <= 40 and res.stats.truncated and res.stats.explored <= 40
 
 
 def test_complete_unlimited_result_has_no_warning(cyclic):
