@@ -166,6 +166,17 @@ def test_bad_input_is_a_clear_error(source, message):
         load_documents(source)
 
 
+def test_a_bad_file_in_a_folder_is_skipped_with_a_warning_not_the_folder(tmp_path):
+    (tmp_path / "good.txt").write_text("Ann Lee founded Acme.")
+    (tmp_path / "blank.md").write_text("  \n")
+    (tmp_path / "latin1.txt").write_bytes("Caf\xe9".encode("latin-1"))
+    (tmp_path / "nul.txt").write_text("bin\x00ary")
+    with pytest.warns(UserWarning, match=r"skipped 3 file\(s\).*blank\.md.*empty.*latin1\.txt.*not UTF-8.*"
+                                          r"nul\.txt.*binary"):
+        docs = load_documents(tmp_path)
+    assert [d["id"] for d in docs] == ["good"]
+
+
 def test_bad_files(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(DocumentError, match="holds no"):

@@ -119,12 +119,20 @@ def _from_folder(folder: Path) -> list[dict]:
         raise DocumentError(f"{folder} holds no {' or '.join(TEXT_SUFFIXES)} files{extra}.")
     # id = path without suffix; when two files differ only by suffix (x.txt, x.md), keep it
     stems = Counter(p.relative_to(folder).with_suffix("").as_posix() for p in files)
-    items = []
+    items, bad = [], []
     for p in files:
         rel = p.relative_to(folder)
         stem = rel.with_suffix("").as_posix()
         doc_id = rel.as_posix() if stems[stem] > 1 else stem
-        items.append({"id": doc_id, "title": p.stem, "text": _read_text(p)})
+        try:          # one unreadable, empty or binary file does not cost the reader the others
+            items.append(_one({"id": doc_id, "title": p.stem, "text": _read_text(p)}, len(items), 2))
+        except DocumentError as exc:
+            bad.append(f"{rel.as_posix()} ({exc})")
+    if bad and not items:
+        raise DocumentError(f"{folder} holds no usable document: {'; '.join(bad[:3])}")
+    if bad:
+        warnings.warn(f"skipped {len(bad)} file(s) in {folder} that are not usable text: "
+                      f"{'; '.join(bad[:5])}{'; ...' if len(bad) > 5 else ''}", UserWarning, stacklevel=3)
     return _normalise(items)
 
 
@@ -135,8 +143,9 @@ def load_documents(source: Any = None) -> list[dict]:
     ``d02``, ...) or of dicts with ``"text"`` and optional ``"id"``, ``"title"``, ``"date"``; or
     the path of a JSON file holding such a list, of one ``.txt``/``.md`` file, or of a folder of
     them (id = path without suffix, or with it when ``x.txt`` and ``x.md`` are both there;
-    symbolic links are skipped with a warning). Text, ids and titles are normalised to Unicode
-    NFC, so the same name typed two ways is one name. Raises ``DocumentError`` for a missing or
+    symbolic links, and files that are empty, binary or not UTF-8, are skipped with a warning).
+    Text, ids and titles are normalised to Unicode NFC, so the same name typed two ways is one
+    name. Raises ``DocumentError`` for a missing or
     empty source, a document without text, or a repeated id.
 
     Examples
