@@ -123,7 +123,8 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
 
     A cache hit makes no model call; a corrupt entry is re-extracted; a document that fails is
     reported in ``Extraction.failed`` while the others go on. A document longer than
-    :data:`~gaba.passages.PASSAGE_WORDS` words is extracted passage by passage (ids ``"wp01#2"``).
+    :data:`~gaba.passages.PASSAGE_WORDS` words is extracted passage by passage (ids ``"wp01#2"``),
+    so only a passage (one sentence) over :data:`~gaba.passages.MAX_DOCUMENT_TOKENS` is refused.
     Results are assembled in document order, whichever call finishes first. ``concurrency``
     defaults to :func:`gaba.llm.concurrency`. Raises :class:`~gaba.errors.DocumentError` before
     any model call, and :class:`~gaba.errors.CacheMiss` offline when an extraction was never
@@ -137,10 +138,9 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     from tqdm import tqdm
 
     t0 = time.perf_counter()
-    docs = load_documents(documents)
-    for d in docs:
+    docs = [p for d in load_documents(documents) for p in split_document(d)]
+    for d in docs:                  # a long document is fine; a passage the model cannot read is not
         check_document(d)
-    docs = [p for d in docs for p in split_document(d)]
     workers = llm.concurrency(concurrency)
     folder = kg_cache_dir(cache_dir)
     out = Extraction([], [], {}, {}, {"hits": 0, "misses": 0, "rebuilt": 0}, concurrency=workers)

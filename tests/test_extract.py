@@ -23,6 +23,7 @@ from gaba.kgcache import kg_cache_dir, triples_cache_key
 from gaba.kgfile import load_graph, save_graph
 from gaba.names import (NAME_CONNECTORS, ORG_WORDS, TITLES, candidate_names, capitalised_names, quoted_titles,
                         mentions, strip_title)
+from gaba.tokens import estimate_tokens
 from gaba.passages import MAX_DOCUMENT_TOKENS, numbered_sentences, split_sentences
 from gaba.request import (RELATIONS, extraction_prompt, extraction_schema, open_extraction_schema,
                           prompt_version)
@@ -310,6 +311,15 @@ def test_bad_documents_fail_before_any_model_call(scripted, tmp_path, docs, mess
         extract_triples(docs[1])
     with pytest.raises(DocumentError, match="not a list"):
         extract_triples(["not", "a", "document"])
+
+
+def test_a_long_document_of_sentences_is_read_passage_by_passage(scripted, tmp_path):
+    # about 9,000 estimated tokens, over MAX_DOCUMENT_TOKENS as one text, but every passage is short
+    long_doc = {"id": "report", "text": " ".join(f"Ann Lee met Bo Tarn on day {i}." for i in range(1200))}
+    assert estimate_tokens(long_doc["text"]) > MAX_DOCUMENT_TOKENS
+    scripted.replies.extend(['{"facts": []}'] * 400)
+    ex = extract_corpus([long_doc], cache_dir=tmp_path, progress=False, concurrency=1)
+    assert not ex.failed and ex.cache["misses"] == len(scripted.requests) > 100   # one call per passage
 
 
 def test_save_and_load_round_trip(scripted, tmp_path):
