@@ -482,6 +482,14 @@ def test_candidate_names_drop_titles_calendar_words_and_pronouns():
     assert candidate_names("no capitals here.") == []
 
 
+def test_brand_names_with_a_lowercase_or_numeric_head_are_whole_names():
+    # invented brands: before, "qTern" became "Tern" and "9-Pell" became "Pell"
+    assert candidate_names("Ann Lee sold qTern to Dovecote. 9-Pell buys from eKestrel.") == [
+        "Ann Lee", "qTern", "Dovecote", "9-Pell", "eKestrel"]
+    # a capital inside a word names nothing ("pH", "kW"); a hyphenated prefix keeps its name
+    assert candidate_names("The pH and kW of Acme rose in the post-Tern era.") == ["Acme", "Tern"]
+
+
 def test_a_quoted_title_with_lowercase_words_is_one_name():
     # invented titles; "and", "of the", "to the" would otherwise split them into several names
     text = ('Mara Quill wrote "Salt and Cinder" for Dovecote Press. Her film "The Rise of the Tern" '
