@@ -17,7 +17,8 @@ import pytest
 from gaba import paths as P
 from gaba import traversal as T
 from gaba.traversal import TruncatedResult
-from test_faults_store import many_cyclic_rows  # one definition of the cyclic-rows graph
+from test_faults_store import (check_unlimited_query_is_capped, check_unlimited_walks_are_capped,  # shared
+                               many_cyclic_rows)  # one definition of the cyclic-rows graph
 
 
 def complete(n: int) -> nx.MultiDiGraph:
@@ -73,18 +74,12 @@ def test_truncated_only_when_more_paths_exist():
 
 
 def test_unlimited_is_capped_with_a_warning(k30, monkeypatch):
-    monkeypatch.setattr(T, "MAX_PATHS", 50)
-    with pytest.warns(TruncatedResult, match=r"stopped at 50 rows.*MAX_PATHS.*incomplete"):
-        res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None)
-    assert len(res) == 50 and res.stats.truncated
+    check_unlimited_query_is_capped(k30, monkeypatch)
 
 
 @pytest.mark.parametrize("cycles", ["detect", "keep"])
 def test_unlimited_walks_are_capped(k30, monkeypatch, cycles):
-    monkeypatch.setattr(T, "MAX_PATHS", 40)
-    with pytest.warns(TruncatedResult, match="40 rows"):
-        res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None, cycles=cycles)
-    assert len(res) <= 40 and res.stats.truncated and res.stats.explored <= 40
+    check_unlimited_walks_are_capped(k30, monkeypatch, cycles)
 
 
 def test_detect_examines_at_most_the_cap_even_with_a_limit(monkeypatch):

@@ -188,19 +188,29 @@ def test_walk_modes_count_returned_paths(cyclic, cycles):
 
 # --- limit=None has a hard cap that says so --------------------------------------------------------
 
-def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
+def check_unlimited_query_is_capped(G, monkeypatch) -> None:
+    """limit=None stops at MAX_PATHS with a warning (shared with the NetworkX tests)."""
     monkeypatch.setattr(T, "MAX_PATHS", 50)
     with pytest.warns(TruncatedResult, match=r"stopped at 50 rows.*MAX_PATHS.*incomplete"):
-        res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None)
+        res = P.paths_between(G, "n00", "n01", max_depth=3, limit=None)
     assert len(res) == 50 and res.stats.truncated
+
+
+def check_unlimited_walks_are_capped(G, monkeypatch, cycles: str) -> None:
+    """Walk modes with limit=None stop at MAX_PATHS too (shared with the NetworkX tests)."""
+    monkeypatch.setattr(T, "MAX_PATHS", 40)
+    with pytest.warns(TruncatedResult, match="40 rows"):
+        res = P.paths_between(G, "n00", "n01", max_depth=3, limit=None, cycles=cycles)
+    assert len(res) <= 40 and res.stats.truncated and res.stats.explored <= 40
+
+
+def test_unlimited_query_is_capped_with_a_warning(k30, monkeypatch):
+    check_unlimited_query_is_capped(k30, monkeypatch)
 
 
 @pytest.mark.parametrize("cycles", ["detect", "keep"])
 def test_unlimited_walks_are_capped(k30, monkeypatch, cycles):
-    monkeypatch.setattr(T, "MAX_PATHS", 40)
-    with pytest.warns(TruncatedResult, match="40 rows"):
-        res = P.paths_between(k30, "n00", "n01", max_depth=3, limit=None, cycles=cycles)
-    assert len(res) <= 40 and res.stats.truncated and res.stats.explored <= 40
+    check_unlimited_walks_are_capped(k30, monkeypatch, cycles)
 
 
 def test_complete_unlimited_result_has_no_warning(cyclic):
