@@ -221,15 +221,15 @@ NAME_CONNECTORS = ("of the", "of", "de", "du", "del", "della", "der", "van", "vo
 #: A name word: a capital, or a brand's one lowercase letter or a number and hyphen before one
 #: ("eBay", "iPhone", "7-Eleven"); never a capital inside another word ("pH" names nothing).
 _CAP = r"(?<![\w&'’])(?:[a-z](?=[A-Z][a-z])|\d+-(?=[A-Z][a-z]))?[A-Z][\w&'’-]*"
-_CONNECT = "|".join(c.replace(" ", r"\s+") for c in NAME_CONNECTORS)
+_CONNECT = "|".join([*(c.replace(" ", r"\s+") for c in NAME_CONNECTORS), "&"])   # "Procter & Gamble"
 _NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*")
 
 
 def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
     """Runs of capitalised words in ``text`` (candidate names), each followed by its parts.
 
-    A run may hold connector words (:data:`NAME_CONNECTORS`); leading function words and a person's
-    title (:func:`strip_title`) are dropped.
+    A run may hold connector words (:data:`NAME_CONNECTORS`, and "&"); leading function words and a
+    person's title (:func:`strip_title`) are dropped.
 
     Examples
     --------

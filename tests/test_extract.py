@@ -486,6 +486,8 @@ def test_brand_names_with_a_lowercase_or_numeric_head_are_whole_names():
     # invented brands: before, "qTern" became "Tern" and "9-Pell" became "Pell"
     assert candidate_names("Ann Lee sold qTern to Dovecote. 9-Pell buys from eKestrel.") == [
         "Ann Lee", "qTern", "Dovecote", "9-Pell", "eKestrel"]
+    # "&" joins the parts of one name, "and" joins two names
+    assert candidate_names("Wren & Tally sued Dovecote and Pell.") == ["Wren & Tally", "Wren", "Tally", "Dovecote", "Pell"]
     # a capital inside a word names nothing ("pH", "kW"); a hyphenated prefix keeps its name
     assert candidate_names("The pH and kW of Acme rose in the post-Tern era.") == ["Acme", "Tern"]
 
