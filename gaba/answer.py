@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from . import prompts
 from .graph import Fact, fact_sentence
+from .names import whole_words
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
 ABSTAIN = "I don't know"
@@ -232,7 +233,7 @@ class Grounding:
 
 def _named_in(answer: str, name: str) -> bool:
     """Whether ``name`` occurs in ``answer`` as whole words, case-insensitively."""
-    return bool(re.search(r"(?<!\w)" + re.escape(name.casefold()) + r"(?!\w)", answer.casefold()))
+    return bool(re.search(whole_words(name.casefold()), answer.casefold()))
 
 
 def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], *,

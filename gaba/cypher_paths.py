@@ -42,13 +42,17 @@ class CypherPaths:
     _RETURN_PATH = ("RETURN [n IN nodes(p) | n.name] AS nodes, [r IN relationships(p) | type(r)] AS rels, "
                     "[r IN relationships(p) | startNode(r).name] AS starts")
 
-    def _to_path(self, nodes, rels, starts) -> Path:
+    @staticmethod
+    def _to_path(row, symmetric: frozenset[str]) -> Path:
+        """A returned row ``(nodes, rels, starts)`` as a :class:`Path`."""
+        nodes, rels, starts = row
         fwd = tuple(starts[i] == nodes[i] for i in range(len(rels)))
-        return Path(tuple(nodes), tuple(rels), fwd, symmetric_relations(self))
+        return Path(tuple(nodes), tuple(rels), fwd, symmetric)
 
     def _paths(self, a, b, *, max_depth, direction, rel_types, limit, timeout, cycles):
         """``(paths, stats)`` for :func:`gaba.paths.paths_between`, counted as on NetworkX."""
         counter = PathCounter("falkordb", limit, cycles)
+        sym = symmetric_relations(self)          # read once, not per returned row
         stats, types, params = counter.stats, self._types(rel_types), {"a": a, "b": b}
         ends = (f"(a:{self.label} {{name: $a}})", f"(b:{self.label} {{name: $b}})")
 
@@ -65,7 +69,7 @@ class CypherPaths:
                 # the engine may reach b, leave and come back: _ACYCLIC drops those in the query
                 pattern = f"MATCH p = {ends[0]}{_arrow(direction, f'{types}*1..{int(max_depth)}')}{ends[1]}"
                 rows = run(f"{pattern} WHERE {_ACYCLIC} {self._RETURN_PATH} LIMIT {counter.cap + 1}")
-                all(counter.add(self._to_path(*row)) for row in rows)     # all() stops at a False
+                all(counter.add(self._to_path(row, sym)) for row in rows)     # all() stops at a False
                 if not stats.truncated:
                     # complete: count the cyclic rows dropped, for the stats
                     try:
@@ -81,7 +85,7 @@ class CypherPaths:
                                  else counter.row_cap - stats.explored)     # detect: rows are capped
                     rows = run(f"MATCH p = {ends[0]}{hops}{_arrow(direction, types)}{ends[1]} "
                                f"{self._RETURN_PATH} LIMIT {rows_left + 1}")
-                    if not all(counter.add(self._to_path(*row)) for row in rows):
+                    if not all(counter.add(self._to_path(row, sym)) for row in rows):
                         break
         except QueryTimeout:
             stats.timed_out = True
@@ -142,4 +146,5 @@ class CypherPaths:
         q = (f"MATCH (a:{label} {{name: $a}}), (b:{label} {{name: $b}}) WITH a, b "
              f"MATCH p = allShortestPaths((a){_arrow(direction, f'{self._types(rel_types)}*..{int(max_depth)}')}(b)) "
              f"{self._RETURN_PATH}")
-        return [self._to_path(*row) for row in self.query(q, {"a": a, "b": b}, timeout=timeout).rows]
+        sym = symmetric_relations(self)
+        return [self._to_path(row, sym) for row in self.query(q, {"a": a, "b": b}, timeout=timeout).rows]

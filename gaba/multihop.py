@@ -102,7 +102,8 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     else:
         hood = neighbors(G, ents[0], depth=1, timeout=timeout)
         steps = expand(G, [ents[0]], "both", None, timeout)[ents[0]]
-        ranked = rank_paths([Path((ents[0], n), (r,), (f,), symmetric_relations(G)) for n, r, f in steps],
+        sym = symmetric_relations(G)
+        ranked = rank_paths([Path((ents[0], n), (r,), (f,), sym) for n, r, f in steps],
                             scorer=graph_scorer(G), k=beam_width)
         paths, scores = [p for p, _ in ranked], [s for _, s in ranked]
         stats = hood.stats

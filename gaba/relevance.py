@@ -17,6 +17,7 @@ from . import embed
 from .entities import per_graph
 from .graph import Fact, edges_between
 from .link import LinkingCapped, link_entities
+from .names import whole_words
 from .words import word_stems
 
 __all__ = ["fact_text", "start_entities", "hop_distances", "ppr_flow", "fact_similarity", "piece_scores",
@@ -180,7 +181,7 @@ def piece_scores(question: str, V):
 def _without(text: str, names: Iterable[str]) -> str:
     """``text`` with every mention of the given names blanked (case-insensitive, longest first)."""
     for name in sorted({n for n in names if n and n.strip()}, key=len, reverse=True):
-        text = re.sub(r"(?<!\w)" + re.escape(name) + r"(?!\w)", " ", text, flags=re.I)
+        text = re.sub(whole_words(name), " ", text, flags=re.I)
     return text
 
 

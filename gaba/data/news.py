@@ -133,7 +133,7 @@ def _from_folder(folder: Path) -> list[dict]:
     if bad:
         warnings.warn(f"skipped {len(bad)} file(s) in {folder} that are not usable text: "
                       f"{'; '.join(bad[:5])}{'; ...' if len(bad) > 5 else ''}", UserWarning, stacklevel=3)
-    return _normalise(items)
+    return _normalise(items)     # again: file names that differ only in Unicode form share an id
 
 
 def load_documents(source: Any = None) -> list[dict]:
