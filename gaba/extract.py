@@ -20,7 +20,7 @@ from .errors import CacheMiss, GabaError, LLMOutputError
 from .kgcache import (CACHE_FORMAT, kg_cache_dir, read_entry, recorded_seconds, triples_cache_key,
                       write_entry)
 from .names import candidate_names
-from .passages import as_document, check_document, split_document
+from .passages import as_document, check_document, split_document, split_sentences
 from .request import extraction_request, facts_from_rows, prompt_version
 from .validate import Rejection, validate_triples
 
@@ -92,20 +92,71 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
     d = as_document(doc)
     if schema is None and len(candidate_names(d["text"])) < 2:
         return []                          # a fact links two names; no model call
-    resp = _call_extractor(d, schema)
-    kept, refused = validate_triples(resp.data["facts"], d, schema)
+    facts, _ = _extract_split(d, schema)
+    kept, refused = validate_triples(facts, d, schema)
     if rejected is not None:
         rejected.extend(refused)
     return kept
 
 
+def _halves(d: dict) -> list[dict] | None:
+    """``d`` cut into two passages of whole sentences (ids ``"<id>/1"``, ``"<id>/2"``), or None."""
+    sentences = split_sentences(d["text"])
+    if len(sentences) < 2:
+        return None
+    mid = len(sentences) // 2
+    return [{**d, "id": f"{d['id']}/{i}", "text": " ".join(part)}
+            for i, part in enumerate((sentences[:mid], sentences[mid:]), 1)]
+
+
+def _extract_split(d: dict, schema: Any, *, top: bool = True) -> tuple[list[dict], list]:
+    """The records of ``d`` and the responses they came from; a passage whose reply is unusable
+    (a small model that runs past the answer cap) is extracted again as two halves, recursively,
+    until a single sentence fails too.
+
+    Open records number their sentences; a second half's numbers are shifted to the whole text's.
+    """
+    try:
+        resp = _call_extractor(d, schema)
+        return resp.data["facts"], [resp]
+    except LLMOutputError:
+        halves = _halves(d)
+        if halves is None:
+            raise
+    records: list[dict] = []
+    calls: list = []
+    offset = 0
+    try:
+        for h in halves:
+            recs, resps = _extract_split(h, schema, top=False)
+            for r in recs:
+                n = r.get("sentence")
+                shift = isinstance(n, int) and not isinstance(n, bool) and schema is None
+                records.append({**r, "sentence": n + offset} if shift else r)
+            calls += resps
+            offset += len(split_sentences(h["text"]))
+    except LLMOutputError as part:
+        if not top:
+            raise
+        raise LLMOutputError(f"document {d['id']!r}: no usable extraction, whole or cut into halves; "
+                             f"{part}") from part
+    return records, calls
+
+
 def _extract_one(d: dict, key: str, path: Path, schema: Any) -> dict:
     """Extract one document and record its entry in the triples cache (the unit of resumption)."""
-    resp = _call_extractor(d, schema)
+    facts, calls = _extract_split(d, schema)
+    usage: dict[str, int] = {}
+    for r in calls:
+        for k, v in (r.usage or {}).items():
+            if isinstance(v, int):
+                usage[k] = usage.get(k, 0) + v
+    keys = [r.key for r in calls]
     entry = {"format": CACHE_FORMAT, "key": key, "doc_id": d["id"],
-             "prompt_version": prompt_version(schema), "model": resp.model,
-             "seconds": recorded_seconds(resp), "usage": resp.usage,
-             "llm_key": resp.key, "facts": resp.data["facts"]}
+             "prompt_version": prompt_version(schema), "model": calls[0].model,
+             "seconds": round(sum(recorded_seconds(r) for r in calls), 3),
+             "usage": usage if len(calls) > 1 else calls[0].usage,
+             "llm_key": keys[0] if len(keys) == 1 else keys, "facts": facts}
     write_entry(path, entry)
     return entry
 

@@ -145,7 +145,36 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         return f"no sentence of the document mentions both {subj!r} and {obj!r}"
     if not _predicate_in(pred, window(i)):
         return f"predicate {pred!r} does not occur in the sentence"
+    if passive_read_as_active(pred, sentences[i], subj, obj):
+        pred += "_by"
     return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
+
+
+#: A form of "to be" before a participle makes a passive ("was acquired by", "has been led by").
+_PASSIVE = r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?{verb}(?:\s+[\w,]+){{0,3}}?\s+by\b"
+
+
+def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str) -> bool:
+    """Whether the sentence says "<subject> was <predicate> by <obj>" while the record reads it
+    as "<subject> <predicate> <obj>", the wrong way round. English grammar, no list of verbs:
+    validation then keeps the text's meaning as the predicate ``<predicate>_by``.
+
+    Examples
+    --------
+    >>> s = "Brightwater Records was acquired in 2021 by Tessellate."
+    >>> passive_read_as_active("acquired", s, "Brightwater Records", "Tessellate")
+    True
+    >>> passive_read_as_active("acquired", s, "Tessellate", "Brightwater Records")
+    False
+    """
+    words = predicate.split("_")
+    if "by" in words:
+        return False
+    for m in re.finditer(_PASSIVE.format(verb=re.escape(words[0])), sentence, flags=re.I):
+        if mentions(sentence[:m.start()], subject) and mentions(sentence[m.end():], obj) \
+                and not mentions(sentence[:m.start()], obj):
+            return True
+    return False
 
 
 def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None

@@ -282,9 +282,10 @@ def test_rebuild_ignores_the_cache(scripted, tmp_path):
 
 
 def test_malformed_model_output_names_the_document_and_others_survive(scripted, tmp_path):
-    # doc t1: three bad answers (first try + 2 retries); doc t2: fine
-    scripted.replies.extend(["not json", '{"facts": [{"subject": "x"}]}', "{", DOC2_REPLY])
-    with pytest.warns(UserWarning, match="1 of 2 documents.*t1"):
+    # doc t1: three bad answers (first try + 2 retries), then three for its first half (one
+    # sentence, so it is not halved again); doc t2: fine
+    scripted.replies.extend(["not json", '{"facts": [{"subject": "x"}]}', "{", "no", "no", "no", DOC2_REPLY])
+    with pytest.warns(UserWarning, match="1 of 2 documents.*t1.*whole or cut into halves"):
         G = build_knowledge_graph([DOC, DOC2], schema=NEWS_SCHEMA, cache_dir=tmp_path, progress=False)
     assert "document 't1'" in G.graph["failed"]["t1"]
     assert list(G.edges(keys=True)) == [("Gamma Bank", "Beta Foods", "BANKS")]
@@ -710,3 +711,21 @@ def test_the_news_schema_still_turns_a_backwards_chief_executive_around():
            "evidence": "Zell Holdings named Ann Quorry chief executive."}
     kept, _ = validate_triples([rec], doc, NEWS_SCHEMA)
     assert (kept[0].subject, kept[0].object) == ("Ann Quorry", "Zell Holdings")
+
+
+def test_a_passive_sentence_read_the_active_way_keeps_the_texts_meaning():
+    """'S was <verb> by O' given as (S, <verb>, O) says the opposite of the text; validation keeps
+    the fact as (S, <verb>_by, O). Invented names and verbs; a record that reads it right is untouched."""
+    doc = {"id": "p1", "text": "Marrow Lantern Press was quietly absorbed in 2031 by Fenwick Quill. "
+                               "Fenwick Quill later reprinted Tamsin Orle."}
+    recs = [{"sentence": 1, "subject": "Marrow Lantern Press", "predicate": "absorbed", "object": "Fenwick Quill"},
+            {"sentence": 1, "subject": "Fenwick Quill", "predicate": "absorbed", "object": "Marrow Lantern Press"},
+            {"sentence": 1, "subject": "Marrow Lantern Press", "predicate": "was absorbed by",
+             "object": "Fenwick Quill"},
+            {"sentence": 2, "subject": "Fenwick Quill", "predicate": "reprinted", "object": "Tamsin Orle"}]
+    kept, refused = validate_open_triples(recs, doc)
+    assert not refused
+    assert [t.as_tuple() for t in kept] == [
+        ("Marrow Lantern Press", "absorbed_by", "Fenwick Quill"),
+        ("Fenwick Quill", "absorbed", "Marrow Lantern Press"),
+        ("Fenwick Quill", "reprinted", "Tamsin Orle")]

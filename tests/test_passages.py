@@ -50,7 +50,7 @@ def test_a_build_extracts_each_passage_and_keeps_the_others_when_one_fails(tmp_p
 
     def fake(d, schema=None):
         calls.append(d["id"])
-        if d["id"] == "long#2":
+        if d["id"].startswith("long#2"):           # the passage and every half of it
             raise LLMOutputError("scripted failure")
         return Response("", data={"facts": [{"sentence": 1, "subject": "Orla Fenn", "predicate": "wrote to",
                    "object": "Tamsin Greaves", "subject_type": "person", "object_type": "person"}]},
@@ -58,6 +58,42 @@ def test_a_build_extracts_each_passage_and_keeps_the_others_when_one_fails(tmp_p
 
     monkeypatch.setattr(gx, "_call_extractor", fake)
     ex = gx.extract_corpus([doc], cache_dir=tmp_path, progress=False)
-    assert calls == [p["id"] for p in passages]
-    assert list(ex.failed) == ["long#2"] or "long#2" in str(ex.failed)
+    # the failing passage was tried whole, then halved until a single sentence failed too
+    assert [c for c in calls if "/" not in c] == [p["id"] for p in passages]
+    assert "long#2/1" in calls
+    assert list(ex.failed) == ["long#2"]
     assert {t.doc_id for t in ex.triples} == {p["id"] for p in passages} - {"long#2"}
+
+
+def test_a_passage_whose_reply_is_unusable_is_extracted_again_in_halves(tmp_path, monkeypatch):
+    """A reply that fails the schema (a small model that runs past the answer cap) does not lose the
+    passage: its two halves are extracted, and the second half's sentence numbers are shifted."""
+    from gaba import extract as gx
+    from gaba.errors import LLMOutputError
+    from gaba.llm import Response
+
+    text = ("Orla Fenn trained Brisk Wren. Tamsin Greaves sails Brisk Wren. "
+            "Odile Marr owns Cold Harbour. Tamsin Greaves rents Cold Harbour.")
+    calls = []
+
+    def fake(d, schema=None):
+        calls.append(d["text"])
+        if d["text"] == text:
+            raise LLMOutputError("the reply is not valid JSON (Unterminated string)")
+        words = split_sentences(d["text"])[1].rstrip(".").split()   # the second sentence of each half
+        return Response("", data={"facts": [{"sentence": 2, "subject": " ".join(words[:2]),
+                                             "predicate": words[2], "object": " ".join(words[3:]),
+                                             "subject_type": "person", "object_type": "other"}]},
+                        model="scripted", key=f"k{len(calls)}", usage={"completion_tokens": 10})
+
+    monkeypatch.setattr(gx, "_call_extractor", fake)
+    ex = gx.extract_corpus([{"id": "h", "text": text}], cache_dir=tmp_path, progress=False)
+    assert calls[0] == text and len(calls) == 3 and not ex.failed
+    assert [(t.subject, t.relation, t.object, t.evidence) for t in ex.triples] == [
+        ("Tamsin Greaves", "sails", "Brisk Wren", "Tamsin Greaves sails Brisk Wren."),
+        ("Tamsin Greaves", "rents", "Cold Harbour", "Tamsin Greaves rents Cold Harbour.")]
+    assert [r["sentence"] for r in ex.raw["h"]] == [2, 4]
+    assert ex.usage["h"]["completion_tokens"] == 20
+    # the single-document call halves the same way
+    calls.clear()
+    assert len(gx.extract_triples({"id": "h", "text": text})) == 2 and len(calls) == 3
