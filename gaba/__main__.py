@@ -202,8 +202,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="return the model's answer even when the facts it cites do not support it")
     a.add_argument("--fact-order", choices=FACT_ORDERS, default=DEFAULT_FACT_ORDER,
                    help="how the prompt lays out the facts: hops (default: nearest the question's "
-                        "entities first), sorted (alphabetically) or outline (indented as chains "
-                        "from the question's entities)")
+                        "entities first), sorted (alphabetically), outline (indented as chains "
+                        "from the question's entities) or chains (one chain a line)")
     a.add_argument("--hop-by-hop", action="store_true",
                    help="split the question into one-fact questions and answer them in turn "
                         "(gaba.stepwise; one more model call, and one per step)")

@@ -30,7 +30,7 @@ CITATION_SIMILARITY = 90
 #: while a copy that drops a short lead-in ("Analysts said ...") still counts.
 MIN_COPY_SHARE = 0.75
 
-__all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "answer_prompt", "flat_prompt",
+__all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "fact_chains", "answer_prompt", "flat_prompt",
            "final_answer", "is_abstention", "cited_facts", "check_grounding"]
 
 
@@ -98,14 +98,72 @@ def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
     return lines
 
 
+def fact_chains(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
+    """The facts as chains, one line each, that start at the question's ``entities``.
+
+    When the facts connect two entities of the question, the shortest connection between them
+    comes first. Then every entity's facts are followed outward, breadth first as in
+    :func:`fact_outline`, and each way from an entity to a dead end is one line, its facts
+    joined by arrows. Facts on no line come last, one per line. Reads the facts' entities only.
+
+    Examples
+    --------
+    >>> for line in fact_chains([("Ana Rusk", "OWNS", "Tern"), ("Tern", "MOORED_AT", "Pell Quay"),
+    ...                          ("Ana Rusk", "LIVES_IN", "Harl")], ["Ana Rusk"]):
+    ...     print(line)
+    - Ana Rusk lives in Harl.
+    - Ana Rusk owns Tern. -> Tern moored at Pell Quay.
+    """
+    import networkx as nx
+
+    facts = sorted(set(facts))
+    between: dict[frozenset, list[Fact]] = {}
+    U = nx.Graph()
+    for f in facts:
+        U.add_edge(f[0], f[2])
+        between.setdefault(frozenset((f[0], f[2])), []).append(f)
+    starts = [e for e in dict.fromkeys(entities) if e in U]
+    lines: list[str] = []
+    chains: list[set[Fact]] = []
+
+    def add(nodes: list[str]) -> None:
+        chain = [f for p in zip(nodes, nodes[1:]) for f in between[frozenset(p)]]
+        if not any(set(chain) <= c for c in chains):     # not part of a line already written
+            chains.append(set(chain))
+            lines.append("- " + " -> ".join(_one_line(fact_sentence(f)) for f in chain))
+
+    for i, a in enumerate(starts):
+        for b in starts[i + 1:]:
+            if nx.has_path(U, a, b):
+                add(nx.shortest_path(U, a, b))
+    parent: dict[str, str | None] = {e: None for e in starts}
+    queue = list(starts)
+    for u in queue:                          # breadth first: the queue grows while we walk it
+        for v in sorted(U[u]):
+            if v not in parent:
+                parent[v] = u
+                queue.append(v)
+    children = {p for p in parent.values() if p is not None}
+    for leaf in (n for n in queue if n not in children and parent[n] is not None):
+        path = [leaf]
+        while parent[path[-1]] is not None:
+            path.append(parent[path[-1]])
+        add(path[::-1])
+    on_line = set().union(*chains)
+    lines += [f"- {_one_line(fact_sentence(f))}" for f in facts if f not in on_line]
+    return lines
+
+
 def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] = (), *,
-                  keep_order: bool = False, outline: Sequence[str] | None = None) -> tuple[str, str]:
+                  keep_order: bool = False, outline: Sequence[str] | None = None,
+                  chains: Sequence[str] | None = None) -> tuple[str, str]:
     """The (system, user) messages of the Graph RAG answering call.
 
     Facts (as sentences) and their evidence sentences are sorted, so the prompt is byte-identical
     across runs and cacheable; ``keep_order=True`` keeps the order given (duplicates dropped).
     With ``outline`` (the question's entities), the facts are laid out by :func:`fact_outline`
-    and the prompt says how to read the indentation.
+    and the prompt says how to read the indentation; with ``chains`` (the question's entities),
+    by :func:`fact_chains`, one chain a line.
 
     Examples
     --------
@@ -118,6 +176,8 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
 
     if outline is not None:
         lines, template = "\n".join(fact_outline(facts, outline)), prompts.GRAPH_OUTLINE_PROMPT
+    elif chains is not None:
+        lines, template = "\n".join(fact_chains(facts, chains)), prompts.GRAPH_CHAINS_PROMPT
     else:
         lines = "\n".join(f"- {_one_line(fact_sentence(f))}" for f in arrange(facts))
         template = prompts.GRAPH_ANSWER_PROMPT

@@ -89,8 +89,8 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=No
     """The two systems the book compares, ready for :func:`run_eval`.
 
     ``"flat RAG (top-k)"`` (:func:`gaba.rag.flat_rag`) and ``"graph RAG (h hops)"``
-    (:func:`gaba.rag.graph_rag`; ``", no grounding"``, ``", alphabetical order"`` and ``", outline"``
-    join the name when set). ``k=None`` or ``hops=None`` leaves one out.
+    (:func:`gaba.rag.graph_rag`; ``", no grounding"``, ``", alphabetical order"``, ``", outline"`` and
+    ``", chains"`` join the name when set). ``k=None`` or ``hops=None`` leaves one out.
 
     >>> list(rag_systems(k=2, hops=None))
     ['flat RAG (top-2)']
@@ -103,7 +103,8 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=No
         if G is None:
             raise ValueError("rag_systems needs the knowledge graph G for the graph RAG system")
         extra = ("" if grounding else ", no grounding") + {"sorted": ", alphabetical order",
-                                                            "outline": ", outline"}.get(fact_order, "")
+                                                            "outline": ", outline",
+                                                            "chains": ", chains"}.get(fact_order, "")
         b = rag.DEFAULT_BUDGET if budget == "default" else budget
         systems[f"graph RAG ({hops} hops{extra})"] = lambda q, seed, temperature: rag.graph_rag(
             q, G, hops=hops, budget=b, grounding=grounding, temperature=temperature, seed=seed,

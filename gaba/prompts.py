@@ -133,6 +133,12 @@ GRAPH_OUTLINE_PROMPT = (_GRAPH_CONTEXT + "The facts start at the entities of the
                         "fact continues from the fact above it, so a line and the lines under it form a "
                         "chain. " + ANSWER_EXAMPLE + ANSWER_FORMAT)
 
+#: User message of graph_rag with ``fact_order="chains"``: each line a chain of facts from the
+#: question's entities (gaba.answer.fact_chains), then the evidence sentences.
+GRAPH_CHAINS_PROMPT = (_GRAPH_CONTEXT + "Each line of facts starts at an entity of the question, and an "
+                       "arrow leads from one fact to the next, so a line is a chain. " + ANSWER_EXAMPLE
+                       + ANSWER_FORMAT)
+
 #: User message of flat_rag: the retrieved passages, most similar first.
 FLAT_ANSWER_PROMPT = """<passages>
 {passages}

@@ -49,7 +49,7 @@ DEFAULT_BUDGET = 12
 #: Questions longer than this many characters are refused (entity matching scans the text).
 MAX_QUESTION_CHARS = 2000
 #: How the answering prompt may lay out the facts (see :func:`graph_rag`); the first is the default.
-FACT_ORDERS = ("hops", "sorted", "outline")
+FACT_ORDERS = ("hops", "sorted", "outline", "chains")
 DEFAULT_FACT_ORDER = FACT_ORDERS[0]
 
 
@@ -109,7 +109,8 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
         shown = sorted(facts_sorted, key=lambda f: (min(dist.get(f[0], far), dist.get(f[2], far)), f))
     system, user = answer_prompt(question, shown, [e for f in shown for e in evidence[f]],
                                  keep_order=fact_order != "sorted",
-                                 outline=entities if fact_order == "outline" else None)
+                                 outline=entities if fact_order == "outline" else None,
+                                 chains=entities if fact_order == "chains" else None)
     out["prompt"] = user
     resp = call_llm(user, system=system, temperature=temperature, seed=seed, max_tokens=max_tokens,
                     purpose=f"graph_rag: {question[:60]}")
@@ -138,7 +139,8 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_B
     reason when :func:`gaba.answer.check_grounding` rejects the reply. ``fact_order="hops"`` (the
     default) lists the facts nearest the question first, ``"sorted"`` alphabetically, and
     ``"outline"`` indents them under the question's entities as chains
-    (:func:`gaba.answer.fact_outline`). Returns ``(answer, sorted facts given)``; raises
+    (:func:`gaba.answer.fact_outline`), ``"chains"`` writes each chain on one line
+    (:func:`gaba.answer.fact_chains`). Returns ``(answer, sorted facts given)``; raises
     ``ValueError`` for an empty graph, an empty or over-long question, or an invalid option.
 
     A question that names no entity gets an abstention without a model call:

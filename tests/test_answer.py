@@ -319,3 +319,22 @@ def test_a_name_with_a_line_break_cannot_forge_a_fact_line():
         facts = user[user.index("<facts>") + 8:user.index("</facts>") - 1].splitlines()
         assert facts == ["- Acme - Voltaic is the answer. - r Kestrel Motors."]
         assert '- "a b c"' in user
+
+
+def test_fact_chains_put_the_connection_between_two_question_entities_first():
+    """Invented entities: the chain between the two named ends is one line, read end to end;
+    a line already inside another is not repeated; facts on no chain come last."""
+    facts = [("Orla Fenn", "RENTS_FROM", "Pike Wharf"), ("Pike Wharf", "LEASED_BY", "Sable Dock Co"),
+             ("Sable Dock Co", "INSURES", "Marrow Ferry"), ("Tamsin Greaves", "SAILS", "Marrow Ferry"),
+             ("Pike Wharf", "NEAR", "Holm")]
+    lines = ga.fact_chains(facts, ["Orla Fenn", "Marrow Ferry"])
+    assert lines[0] == ("- Orla Fenn rents from Pike Wharf. -> Pike Wharf leased by Sable Dock Co. "
+                        "-> Sable Dock Co insures Marrow Ferry.")
+    assert "- Orla Fenn rents from Pike Wharf." not in lines            # part of the first line
+    assert sorted(lines[1:]) == ["- Orla Fenn rents from Pike Wharf. -> Pike Wharf near Holm.",
+                                 "- Tamsin Greaves sails Marrow Ferry."]
+    for perm in itertools.permutations(facts):                          # any order in, same lines out
+        assert ga.fact_chains(perm, ["Orla Fenn", "Marrow Ferry"]) == lines
+    assert ga.fact_chains(facts, []) == [f"- {fact_sentence(f)}" for f in sorted(facts)]
+    _, user = answer_prompt("Who insures the ferry near Orla Fenn?", facts, ["e"], chains=["Orla Fenn"])
+    assert "an arrow leads from one fact to the next" in user and lines[0].split(" -> ")[0] in user

@@ -78,7 +78,7 @@ def test_cli_ask_budget_and_trace(scripted, tmp_path, capsys):
     assert err.startswith("error:") and "Traceback" not in err
 
 
-@pytest.mark.parametrize("order", ["hops", "outline"])
+@pytest.mark.parametrize("order", ["hops", "outline", "chains"])
 def test_cli_ask_fact_order_matches_the_api(order, scripted, tmp_path, capsys):
     folder = _folder(tmp_path)
     question = "Where was the guild that Vell Oranu glimmers zanthed into?"
@@ -89,6 +89,7 @@ def test_cli_ask_fact_order_matches_the_api(order, scripted, tmp_path, capsys):
     api_answer, _ = graph_rag(question, G, hops=2, fact_order=order)   # the third reply
     prompt = scripted.requests[-1]["messages"][-1]["content"]
     assert ("indented fact continues" in prompt) == (order == "outline")
+    assert ("an arrow leads" in prompt) == (order == "chains")
     misses = llm.stats().misses
     assert main(["ask", question, "--graph", str(out), "--fact-order", order]) == 0
     assert llm.stats().misses == misses                               # the same request, replayed

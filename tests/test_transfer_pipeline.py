@@ -198,8 +198,25 @@ def test_outline_puts_the_chain_under_its_start(invented, scripted):
     assert len(lines) == len(t["facts"]) and "indented fact continues" in user
 
 
+def test_chains_write_the_chain_on_one_line_from_its_start(invented, scripted):
+    # fact_order="chains": the same facts, each chain from the question's entity on one line; the
+    # model's copy of one line cites every fact on it, so the grounding accepts the far end
+    scripted.replies.append(_reply(*CHAIN, answer=END))
+    H = invented.copy()
+    _add(H, "Aaron Quill", "zanthed_into", END, "Aaron Quill was zanthed into Tesh Varnow.")
+    t = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="chains")
+    assert t["answer"] == END and t["grounding"].accepted
+    user = scripted.requests[-1]["messages"][-1]["content"]
+    lines = user.split("<facts>\n")[1].split("\n</facts>")[0].splitlines()
+    first, second, third = (gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)])
+    assert f"- {first} -> {second} -> {third}" in lines and "an arrow leads" in user
+    from gaba import evaluate as ev
+
+    assert list(ev.rag_systems(invented, k=None, hops=3, fact_order="chains")) == ["graph RAG (3 hops, chains)"]
+
+
 def test_fact_order_is_checked(invented):
-    with pytest.raises(ValueError, match="fact_order must be one of hops, sorted, outline"):
+    with pytest.raises(ValueError, match="fact_order must be one of hops, sorted, outline, chains"):
         rag.graph_rag(QUESTION, invented, fact_order="random")
 
 
