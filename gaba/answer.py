@@ -134,8 +134,10 @@ def fact_chains(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
 
     for i, a in enumerate(starts):
         for b in starts[i + 1:]:
-            if nx.has_path(U, a, b):
+            try:
                 add(nx.shortest_path(U, a, b))
+            except nx.NetworkXNoPath:
+                pass
     parent: dict[str, str | None] = {e: None for e in starts}
     queue = list(starts)
     for u in queue:                          # breadth first: the queue grows while we walk it

@@ -99,14 +99,15 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
     return kept
 
 
-def _halves(d: dict) -> list[dict] | None:
-    """``d`` cut into two passages of whole sentences (ids ``"<id>/1"``, ``"<id>/2"``), or None."""
+def _halves(d: dict) -> list[tuple[dict, int]] | None:
+    """``d`` cut into two passages of whole sentences (ids ``"<id>/1"``, ``"<id>/2"``), each with
+    the number of sentences before it in ``d``; None for a single sentence."""
     sentences = split_sentences(d["text"])
     if len(sentences) < 2:
         return None
     mid = len(sentences) // 2
-    return [{**d, "id": f"{d['id']}/{i}", "text": " ".join(part)}
-            for i, part in enumerate((sentences[:mid], sentences[mid:]), 1)]
+    return [({**d, "id": f"{d['id']}/{i}", "text": " ".join(part)}, before)
+            for i, (part, before) in enumerate(((sentences[:mid], 0), (sentences[mid:], mid)), 1)]
 
 
 def _extract_split(d: dict, schema: Any, *, top: bool = True) -> tuple[list[dict], list]:
@@ -125,16 +126,14 @@ def _extract_split(d: dict, schema: Any, *, top: bool = True) -> tuple[list[dict
             raise
     records: list[dict] = []
     calls: list = []
-    offset = 0
     try:
-        for h in halves:
+        for h, offset in halves:
             recs, resps = _extract_split(h, schema, top=False)
             for r in recs:
                 n = r.get("sentence")
                 shift = isinstance(n, int) and not isinstance(n, bool) and schema is None
                 records.append({**r, "sentence": n + offset} if shift else r)
             calls += resps
-            offset += len(split_sentences(h["text"]))
     except LLMOutputError as part:
         if not top:
             raise

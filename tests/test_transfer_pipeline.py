@@ -182,17 +182,24 @@ def test_hop_order_lists_the_chain_from_its_start(invented, scripted):
     assert sources.index("it polishes the bells") < sources.index("cools its furnaces")
 
 
-def test_outline_puts_the_chain_under_its_start(invented, scripted):
-    # fact_order="outline": the same facts, laid out as an outline from the question's entity; the
-    # chain's second fact sits indented right under its first, and the grounding still accepts
+def _three_fact_chain(invented, scripted, fact_order):
+    """Ask QUESTION over a three-fact chain laid out by ``fact_order``, the model answering its end:
+    ``(trace, user message, fact lines of the prompt, the chain's three fact sentences)``."""
     scripted.replies.append(_reply(*CHAIN, answer=END))
     H = invented.copy()
     _add(H, "Aaron Quill", "zanthed_into", END, "Aaron Quill was zanthed into Tesh Varnow.")
-    t = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="outline")
-    assert t["answer"] == END and t["grounding"].accepted
+    t = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order=fact_order)
     user = scripted.requests[-1]["messages"][-1]["content"]
     lines = user.split("<facts>\n")[1].split("\n</facts>")[0].splitlines()
-    first, second, third = (gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)])
+    chain = [gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)]]
+    return t, user, lines, chain
+
+
+def test_outline_puts_the_chain_under_its_start(invented, scripted):
+    # fact_order="outline": the same facts, laid out as an outline from the question's entity; the
+    # chain's second fact sits indented right under its first, and the grounding still accepts
+    t, user, lines, (first, second, third) = _three_fact_chain(invented, scripted, "outline")
+    assert t["answer"] == END and t["grounding"].accepted
     i = lines.index(f"- {first}")
     assert lines[i + 1] == f"  - {second}" and lines[i + 2] == f"    - {third}"
     assert len(lines) == len(t["facts"]) and "indented fact continues" in user
@@ -201,14 +208,8 @@ def test_outline_puts_the_chain_under_its_start(invented, scripted):
 def test_chains_write_the_chain_on_one_line_from_its_start(invented, scripted):
     # fact_order="chains": the same facts, each chain from the question's entity on one line; the
     # model's copy of one line cites every fact on it, so the grounding accepts the far end
-    scripted.replies.append(_reply(*CHAIN, answer=END))
-    H = invented.copy()
-    _add(H, "Aaron Quill", "zanthed_into", END, "Aaron Quill was zanthed into Tesh Varnow.")
-    t = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="chains")
+    t, user, lines, (first, second, third) = _three_fact_chain(invented, scripted, "chains")
     assert t["answer"] == END and t["grounding"].accepted
-    user = scripted.requests[-1]["messages"][-1]["content"]
-    lines = user.split("<facts>\n")[1].split("\n</facts>")[0].splitlines()
-    first, second, third = (gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)])
     assert f"- {first} -> {second} -> {third}" in lines and "an arrow leads" in user
     from gaba import evaluate as ev
 
