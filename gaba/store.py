@@ -1,8 +1,7 @@
-"""FalkorDB as a graph store: bulk loading and parameterized Cypher, on an embedded server or at a URL.
+"""FalkorDB as a graph store: bulk loading and parameterized Cypher, embedded or at a URL.
 
 Taught in chapter *Multi-hop queries in a graph database*. User values always travel as Cypher
-parameters; only validated integers, relation types and labels are formatted into query text.
-Every function of :mod:`gaba.paths` accepts a :class:`FalkorStore` in place of a NetworkX graph.
+parameters. Every function of :mod:`gaba.paths` accepts a :class:`FalkorStore`.
 """
 from __future__ import annotations
 
@@ -79,11 +78,7 @@ def _plain(value: Any) -> Any:
 
 
 class FalkorStore(CypherPaths):
-    """One graph (``graph``, nodes labelled ``label``) in the FalkorDB at ``url`` (``redis://host:port``).
-
-    Build it with :func:`open_store`; use it as a context manager, so that the
-    :class:`~gaba.falkor_server.EmbeddedServer` it owns (``server``) stops.
-    """
+    """One graph in the FalkorDB at ``url``; build it with :func:`open_store`, use it as a context manager."""
 
     _gaba_store = True
 
@@ -189,10 +184,9 @@ class FalkorStore(CypherPaths):
 
     def query(self, cypher: str, params: dict | None = None, *, timeout: float = DEFAULT_TIMEOUT,
               read_only: bool = True) -> Result:
-        """Run one Cypher query; user values go in ``params`` (``$name`` in the text), never in the text.
+        """Run one Cypher query; user values go in ``params`` (``$name``), never in the text.
 
-        The server cancels it after ``timeout`` seconds (:class:`~gaba.errors.QueryTimeout`);
-        ``read_only`` refuses any write. Other failures raise :class:`~gaba.errors.StoreError`.
+        Raises QueryTimeout after ``timeout`` seconds, StoreError otherwise; ``read_only`` refuses writes.
         """
         if self.closed:
             raise StoreError("This store is closed; open a new one with gaba.store.open_store().")
@@ -231,11 +225,7 @@ class FalkorStore(CypherPaths):
     # loading ---------------------------------------------------------------------------------
     def load_networkx(self, G, *, replace: bool = True, batch_size: int = BATCH_SIZE,
                       progress: bool | None = None) -> LoadReport:
-        """Bulk-load a NetworkX graph: the name index first, then nodes, then edges by type.
-
-        Node keys become ``name``; each edge's ``relation`` (or key) becomes its type. ``replace``
-        deletes the graph first; ``progress`` shows a bar (default: over 50,000 edges).
-        """
+        """Bulk-load a NetworkX graph (``relation`` becomes the edge type; ``replace`` deletes it first)."""
         nodes = [{**d, "name": str(n)} for n, d in G.nodes(data=True)]
         edges = []
         for u, v, *rest in (G.edges(keys=True, data=True) if G.is_multigraph() else G.edges(data=True)):
@@ -331,10 +321,7 @@ class FalkorStore(CypherPaths):
 
 def open_store(url: str | None = None, *, graph: str = DEFAULT_GRAPH, label: str = DEFAULT_LABEL,
                startup_timeout: float = 30.0) -> FalkorStore:
-    """A :class:`FalkorStore`: at ``url`` or ``FALKORDB_URL`` if given, else on an embedded server.
-
-    Raises :class:`~gaba.errors.StoreError`, saying why, when the server cannot be reached or started.
-    """
+    """A :class:`FalkorStore` at ``url`` (or ``FALKORDB_URL``), else on an embedded server; StoreError if not."""
     if url or os.environ.get("FALKORDB_URL"):
         return FalkorStore.connect(url, graph=graph, label=label)
     return FalkorStore.start(graph=graph, label=label, startup_timeout=startup_timeout)

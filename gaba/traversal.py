@@ -1,8 +1,7 @@
-"""What a path query returns and accepts: paths, results and how they are counted, limits, checks, names.
+"""What a path query returns and accepts: paths, results, counts, limits, checks.
 
 Taught in chapter *Multi-hop queries in a graph database*. Both backends of :mod:`gaba.paths`
-(NetworkX through :mod:`gaba.nxpaths`, and :class:`gaba.store.FalkorStore`) return these types
-and apply these checks before querying anything, so they give the same answers.
+return these types and apply these checks, so they give the same answers.
 """
 from __future__ import annotations
 
@@ -34,11 +33,10 @@ _REL_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 
 @dataclasses.dataclass(frozen=True)
 class Path:
-    """A path (or walk) through the graph: ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``.
+    """A path (or walk): ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``.
 
-    ``forward[i]`` is True when the stored edge points from ``nodes[i]`` to ``nodes[i+1]``. Equal
-    paths are the same path on any backend. ``symmetric`` names the relations the graph stores once
-    for both directions (its ``G.graph["symmetric"]``); they print without an arrow.
+    ``forward[i]``: the stored edge points from ``nodes[i]`` to ``nodes[i+1]``; ``symmetric``
+    relations print without an arrow.
 
     Examples
     --------
@@ -89,13 +87,7 @@ class Path:
 
 @dataclasses.dataclass
 class TraversalStats:
-    """What a traversal did.
-
-    ``explored``: candidate paths that reached the target (partial paths scored by
-    :func:`~gaba.paths.beam_search`, nodes reached by :func:`~gaba.paths.neighbors`);
-    ``cyclic_pruned``: those dropped for visiting a node twice; ``truncated``: more paths existed
-    (``limit`` or :data:`MAX_PATHS` stopped it); ``timed_out``: ``timeout`` stopped it.
-    """
+    """What a traversal did: paths ``explored``, ``cyclic_pruned``, ``truncated`` (more existed), ``timed_out``."""
 
     backend: str = "networkx"
     explored: int = 0
@@ -159,17 +151,8 @@ class TruncatedResult(UserWarning):
 class PathCounter:
     """Counts the candidate paths of :func:`~gaba.paths.paths_between` the same way on both backends.
 
-    Every candidate reached the target. :meth:`add` keeps it unless it is cyclic (with ``cycles``
-    other than ``"keep"``) and returns False once no more are wanted: one path beyond ``limit``
-    (or :data:`MAX_PATHS`) was found, or ``cycles="detect"`` examined :data:`MAX_PATHS` walks.
-
-    Examples
-    --------
-    >>> c = PathCounter("networkx", limit=1, cycles="prune")
-    >>> c.add(Path(("a", "b"), ("R",), (True,))), c.add(Path(("a", "c", "b"), ("R", "R"), (True, True)))
-    (True, False)
-    >>> c.stats.truncated, len(c.paths)
-    (True, 1)
+    :meth:`add` keeps a path unless cyclic and returns False once no more are wanted (beyond
+    ``limit``, or :data:`MAX_PATHS` walks examined).
     """
 
     def __init__(self, backend: str, limit: int | None, cycles: str):
@@ -300,9 +283,7 @@ def _check_cycles(cycles: Any) -> str:
 # --- names -----------------------------------------------------------------------------------
 
 def resolve(G: Any, name: Any) -> str:
-    """A name or alias (any case) to the node's name (:func:`gaba.entities.resolve_entity`).
-
-    Raises :class:`~gaba.errors.EntityNotFound`, listing the closest names, when there is no such node.
+    """A name or alias (any case) to the node's name; raises EntityNotFound listing the closest names.
 
     Examples
     --------
