@@ -21,13 +21,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
                        extended_titles: bool = False) -> dict[str, str]:
     """Build an alias table: every surface form -> its canonical (longest) name.
 
-    Names are compared normalised and case-insensitively. A name that begins exactly one longer
-    name is its alias ("Kestrel" -> "Kestrel Motors"); failing that, one that ends exactly one
-    longer name ("Voss" -> "Mara Voss"). A name matching two entities, or made only of
-    :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names as
-    long and short forms; ``extended_titles`` drops :data:`~gaba.names.ALL_TITLES` from them too.
-    The table maps every input name (as given, and normalised) and every document name that
-    resolves to one of them.
+    A name that begins (else ends) exactly one longer name is its alias; an ambiguous name, or one
+    of only :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names.
 
     Examples
     --------
@@ -92,11 +87,8 @@ def apply_aliases(triples: Iterable[Triple], table: dict[str, str]) -> list[Trip
 def evaluate_aliases(table: dict[str, str], gold: dict[str, str] | None = None):
     """Compare an alias table with the gold aliases (default: the book's).
 
-    Returns
-    -------
-    (pandas.DataFrame, dict)
-        Rows ``alias, expected, resolved, correct``; and a summary with ``gold``, ``resolved``,
-        ``recall``, ``merges`` (entries whose name changed), ``wrong_merges`` and ``precision``.
+    Returns rows ``alias, expected, resolved, correct`` and a summary dict (``recall``,
+    ``precision``, ``merges``, ``wrong_merges``, ...).
     """
     import pandas as pd
 

@@ -1,7 +1,4 @@
-"""The co-occurrence rule: link two names that a sentence writes together (no model).
-
-Taught in chapter "From text to a knowledge graph".
-"""
+"""The co-occurrence rule: link two names that a sentence writes together (no model)."""
 from __future__ import annotations
 
 import re
@@ -22,10 +19,8 @@ COOCCURRENCE_MAX_WORDS = 6
 def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[Triple]:
     """A rule, not the model: link every two names written in the same sentence.
 
-    ``names`` defaults to the document's :func:`~gaba.names.candidate_names` (the longest where two
-    overlap). The relation is the words between the two names as a predicate
-    (:func:`~gaba.validate.normalize_predicate`) when there are at most
-    :data:`COOCCURRENCE_MAX_WORDS` and no other name, else :data:`COOCCURRENCE_RELATION`.
+    The relation is the words between them (as a predicate) when short and name-free, else
+    :data:`COOCCURRENCE_RELATION`. ``names`` default to :func:`~gaba.names.candidate_names`.
 
     Examples
     --------

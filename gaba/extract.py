@@ -1,8 +1,7 @@
 """From text to triples: extract one document, or a whole corpus through the triples cache.
 
-Taught in chapter "From text to a knowledge graph". The corpus is extracted passage by passage,
-several calls at a time, each answer recorded as soon as it arrives, so an interrupted run
-resumes and a rebuild makes no model call.
+Taught in chapter "From text to a knowledge graph". Each answer is recorded as it arrives, so an
+interrupted run resumes and a rebuild makes no model call.
 """
 from __future__ import annotations
 
@@ -47,13 +46,7 @@ class Extraction:
 
 def extraction_summary(documents: int, cache: dict[str, int], failed: int, seconds: float,
                        concurrency: int) -> str:
-    """The one-line report of an extraction run (:meth:`Extraction.summary`, ``gaba build-graph``).
-
-    Examples
-    --------
-    >>> extraction_summary(5, {"hits": 3, "misses": 2}, 0, 4.0, 8)
-    '5 documents in 4.0 s: 2 extracted (0.50 documents/s, 8 in flight), 3 from the cache, 0 failed'
-    """
+    """The one-line report of an extraction run (:meth:`Extraction.summary`, ``gaba build-graph``)."""
     extracted = cache.get("misses", 0) - failed
     rate = extracted / seconds if seconds > 0 else 0.0
     return (f"{documents} documents in {seconds:.1f} s: {extracted} extracted "
@@ -78,11 +71,8 @@ def _call_extractor(doc: dict, schema: Any = None):
 def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | None = None) -> list[Triple]:
     """Extract the facts of one document as validated triples (names as written, not reconciled).
 
-    ``doc`` is ``{"id", "text"}`` or a string (id ``d01``); ``schema=None`` is open extraction, a
-    domain schema (:data:`gaba.prompts.NEWS_SCHEMA`) restricts the relations; the refused records
-    are appended to ``rejected`` if given. Raises :class:`~gaba.errors.DocumentError` for an empty,
-    non-text or too long document, :class:`~gaba.errors.LLMOutputError` when the answer fails the
-    schema after retries.
+    ``doc``: ``{"id", "text"}`` or a string; ``schema=None`` is open extraction; refused records go
+    to ``rejected`` if given. Raises DocumentError (empty, non-text, too long) or LLMOutputError.
 
     Examples
     --------
@@ -100,8 +90,7 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
 
 
 def _halves(d: dict) -> list[tuple[dict, int]] | None:
-    """``d`` cut into two passages of whole sentences (ids ``"<id>/1"``, ``"<id>/2"``), each with
-    the number of sentences before it in ``d``; None for a single sentence."""
+    """``d`` cut into two passages of whole sentences, each with its sentence offset; None for one."""
     sentences = split_sentences(d["text"])
     if len(sentences) < 2:
         return None
@@ -111,12 +100,7 @@ def _halves(d: dict) -> list[tuple[dict, int]] | None:
 
 
 def _extract_split(d: dict, schema: Any, *, top: bool = True) -> tuple[list[dict], list]:
-    """The records of ``d`` and the responses they came from; a passage whose reply is unusable
-    (a small model that runs past the answer cap) is extracted again as two halves, recursively,
-    until a single sentence fails too.
-
-    Open records number their sentences; a second half's numbers are shifted to the whole text's.
-    """
+    """The records of ``d`` and their responses; an unusable reply is retried as two halves, recursively."""
     try:
         resp = _call_extractor(d, schema)
         return resp.data["facts"], [resp]
@@ -171,14 +155,9 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
                    concurrency: int | None = None) -> Extraction:
     """Extract every document through the per-document triples cache, several calls at a time.
 
-    A cache hit makes no model call; a corrupt entry is re-extracted; a document that fails is
-    reported in ``Extraction.failed`` while the others go on. A document longer than
-    :data:`~gaba.passages.PASSAGE_WORDS` words is extracted passage by passage (ids ``"wp01#2"``),
-    so only a passage (one sentence) over :data:`~gaba.passages.MAX_DOCUMENT_TOKENS` is refused.
-    Results are assembled in document order, whichever call finishes first. ``concurrency``
-    defaults to :func:`gaba.llm.concurrency`. Raises :class:`~gaba.errors.DocumentError` before
-    any model call, and :class:`~gaba.errors.CacheMiss` offline when an extraction was never
-    recorded; on Ctrl-C the calls in flight finish and are recorded.
+    A long document goes passage by passage (ids ``"wp01#2"``); a corrupt entry is re-extracted; a
+    failure lands in ``Extraction.failed``. Results keep document order. Raises DocumentError before
+    any call, CacheMiss offline for an unrecorded extraction.
 
     Examples
     --------

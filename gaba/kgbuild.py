@@ -26,18 +26,10 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
                           progress: bool = True, cooccurrence: bool | None = None):
     """Build the knowledge graph of a corpus: extraction (cached), validation, reconciliation.
 
-    ``documents`` defaults to the book's 14 news snippets (else anything
-    :func:`gaba.data.news.load_documents` reads). ``schema=None`` is open extraction; a domain
-    schema such as :data:`gaba.prompts.NEWS_SCHEMA` restricts the relations to its names.
-    ``cache_dir``, ``rebuild``, ``concurrency`` and ``progress`` go to
-    :func:`~gaba.extract.extract_corpus`. ``cooccurrence`` (default: on for open extraction only)
-    also links two names that share a sentence when the model linked them nowhere. A bad
-    document raises :class:`~gaba.errors.DocumentError` before any model call.
-
-    Nodes are canonical names with sorted ``aliases`` (and ``type`` in open mode). An edge goes
-    subject -> object, key = relation, with ``relation``, ``doc_id``, ``evidence`` (first source),
-    ``sources`` (every ``[doc_id, evidence]``), ``verb`` for RELATED_TO and ``rule="co-occurrence"``
-    on the rule's edges. ``G.graph`` records the run (``documents``, ``failed``, ``cache``, ...).
+    ``documents`` default to the news snippets; ``schema=None`` is open extraction; ``cooccurrence``
+    (default: open mode) also links names sharing a sentence. Edges go subject -> object, key =
+    relation, with ``doc_id``, ``evidence`` and ``sources``; ``G.graph`` records the run. A bad
+    document raises DocumentError before any model call.
 
     Examples
     --------
@@ -131,10 +123,7 @@ def graph_triples(G, *, rules: bool = True) -> list[Triple]:
 
 
 def draw_knowledge_graph(G, *, ax=None, highlight: Sequence[tuple[str, str]] = (), seed: int = 0):
-    """Draw a knowledge graph: entity names on nodes, relation names on edges; returns the Axes.
-
-    ``highlight`` edges ``(u, v)`` are drawn thick and red (e.g. a path); ``seed`` fixes the layout.
-    """
+    """Draw a knowledge graph (``highlight`` edges thick and red); returns the Axes."""
     import matplotlib.pyplot as plt
     import networkx as nx
 

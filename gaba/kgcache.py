@@ -1,8 +1,4 @@
-"""The per-document triples cache: each document's extraction, keyed by text, request and model.
-
-Taught in chapter "From text to a knowledge graph". One entry per document in
-``<cache_dir>/<key>.json``; a rebuild reads them back and makes no model call.
-"""
+"""The per-document triples cache: each document's extraction, keyed by text, request and model."""
 from __future__ import annotations
 
 import hashlib

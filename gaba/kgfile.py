@@ -1,8 +1,4 @@
-"""A knowledge graph on disk: :func:`save_graph` and :func:`load_graph` (JSON node-link or GraphML).
-
-Taught in chapter "From text to a knowledge graph". Public as ``gaba.graph.save_graph`` and
-``gaba.graph.load_graph``.
-"""
+"""A knowledge graph on disk: :func:`save_graph` and :func:`load_graph` (JSON node-link or GraphML)."""
 from __future__ import annotations
 
 import json
@@ -14,8 +10,7 @@ from .fileio import atomic_write_text, atomic_writer
 
 
 def _json_values(G, *, decode: bool = False) -> None:
-    """Write the list, dict and None attributes of ``G`` (graph, nodes, edges) as ``"json:..."``
-    text, which GraphML can store, or with ``decode=True`` read them back."""
+    """Write list, dict and None attributes as ``"json:..."`` text for GraphML (``decode=True``: read)."""
     for d in (G.graph, *(d for _, d in G.nodes(data=True)), *(d for *_, d in G.edges(data=True))):
         for k, v in d.items():
             if decode and isinstance(v, str) and v.startswith("json:"):
@@ -26,8 +21,6 @@ def _json_values(G, *, decode: bool = False) -> None:
 
 def save_graph(G, path: str | Path) -> Path:
     """Write a knowledge graph atomically to JSON (node-link) or, for a ``.graphml`` path, GraphML.
-
-    GraphML stores list and dict attributes (``aliases``, ``sources``) as JSON strings.
 
     Examples
     --------
@@ -52,10 +45,7 @@ def save_graph(G, path: str | Path) -> Path:
 
 
 def load_graph(path: str | Path):
-    """Read a graph written by :func:`save_graph`.
-
-    Raises :class:`~gaba.errors.GabaError` when the file is missing or is not a saved graph.
-    """
+    """Read a graph written by :func:`save_graph` (GabaError if missing or not a saved graph)."""
     import networkx as nx
 
     path = Path(path)

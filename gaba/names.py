@@ -1,7 +1,6 @@
-"""Names in text: tidy a surface form, find the capitalised names, drop titles, test mentions.
+"""Names in text: tidy a surface form, find capitalised names, drop titles, test mentions.
 
-Taught in chapter "From text to a knowledge graph". Generic rules of English text, with no word
-list of any corpus.
+Taught in chapter "From text to a knowledge graph". Generic English rules, no corpus word list.
 """
 from __future__ import annotations
 
@@ -13,13 +12,7 @@ from nameparser.config.titles import TITLES as _nameparser_titles
 
 
 def fold(text: str) -> str:
-    """The form names are compared in: NFKC, case-folded, typographic quotes and dashes made plain.
-
-    Examples
-    --------
-    >>> fold("Kestrel Motors\u2019 \u2013 \uff21\uff22\uff23")
-    "kestrel motors' - abc"
-    """
+    """The form names are compared in: NFKC, case-folded, typographic quotes and dashes made plain."""
     text = unicodedata.normalize("NFKC", text)
     return (text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
             .replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", "-").casefold())
@@ -52,13 +45,7 @@ _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201c\u201d\n]{0,80}?)[\"\u201d]"
 
 
 def quoted_titles(text: str) -> list[str]:
-    """Titles in double quotes that hold lowercase words, which a run of capitalised words splits.
-
-    Examples
-    --------
-    >>> quoted_titles('Her album "Ash and Harbour" and the single "Tide" came out in 2019.')
-    ['Ash and Harbour']
-    """
+    """Titles in double quotes that hold lowercase words (a run of capitalised words would split them)."""
     out = []
     for m in _QUOTED.finditer(text):
         words = m.group(1).split()
@@ -73,14 +60,10 @@ def quoted_titles(text: str) -> list[str]:
 def candidate_names(text: str) -> list[str]:
     """The names the open extractor may use: capitalised runs without titles, dates or pronouns.
 
-    A quoted title with lowercase words (:func:`quoted_titles`) comes before the names it holds.
-
     Examples
     --------
-    >>> candidate_names("Dr. Ann Lee founded Acme in March 2019. She lives in Oslo.")
-    ['Ann Lee', 'Acme', 'Oslo']
-    >>> candidate_names('Ann Lee wrote "War and Peace".')
-    ['Ann Lee', 'War and Peace', 'War', 'Peace']
+    >>> candidate_names('Dr. Ann Lee founded Acme in March 2019. She wrote "War and Peace".')
+    ['Ann Lee', 'Acme', 'War and Peace', 'War', 'Peace']
     """
     titles = quoted_titles(text)
     runs = capitalised_names(text, extended_titles=True)
@@ -123,19 +106,12 @@ def lower_words(name: str) -> list[str]:
 
 
 def whole_words(phrase: str) -> str:
-    """A regular expression matching ``phrase`` (literally) not inside a longer word.
-
-    Examples
-    --------
-    >>> [bool(re.search(whole_words("Acme"), t)) for t in ("Acme's vans", "Acmeco")]
-    [True, False]
-    """
+    """A regular expression matching ``phrase`` (literally) not inside a longer word."""
     return rf"(?<!\w){re.escape(phrase)}(?!\w)"
 
 
 def find_mentions(text: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:
-    """Where ``phrases`` are written in ``text`` as whole words: ``(start, end, phrase)`` in reading
-    order. Longer phrases are matched first, and text one claimed is not matched again.
+    """Where ``phrases`` occur as whole words: ``(start, end, phrase)`` in reading order, longest first.
 
     Examples
     --------
@@ -153,13 +129,7 @@ def find_mentions(text: str, phrases: Iterable[str]) -> list[tuple[int, int, str
 def mentions(sentence: str, name: str) -> bool:
     """Whether ``sentence`` names ``name``: the full name, or a distinctive word of it.
 
-    A distinctive word has at least three letters and is neither an organisation word
-    (:data:`ORG_WORDS`) nor a function word, so "Motors" alone mentions nothing.
-
-    Examples
-    --------
-    >>> mentions("The chief executive of Kestrel said so.", "Kestrel Motors")
-    True
+    A distinctive word has 3+ letters and is not an organisation or function word ("Motors" is not).
     """
     name = normalize_name(name)
     if not name:
@@ -199,13 +169,8 @@ def looks_like_person(name: str) -> bool:
 def strip_title(name: str, *, extended: bool = False) -> str:
     """A person's name without a leading title (:data:`TITLES`): "Dr. Lena Marsh" -> "Lena Marsh".
 
-    ``extended=True`` also drops a title of :data:`ALL_TITLES`, but only where at least two
-    capitalised words remain and the last is not an organisation word ("General Motors" stays).
-
-    Examples
-    --------
-    >>> strip_title("Coach Elin Rasmark", extended=True), strip_title("General Motors", extended=True)
-    ('Elin Rasmark', 'General Motors')
+    ``extended=True`` also drops :data:`ALL_TITLES` when two capitalised words remain, the last no
+    organisation word ("General Motors" stays).
     """
     words = name.split()
     while len(words) > 1 and words[0].rstrip(".").lower() in TITLES and words[1][:1].isupper():
@@ -226,10 +191,7 @@ _NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*")
 
 
 def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
-    """Runs of capitalised words in ``text`` (candidate names), each followed by its parts.
-
-    A run may hold connector words (:data:`NAME_CONNECTORS`, and "&"); leading function words and a
-    person's title (:func:`strip_title`) are dropped.
+    """Runs of capitalised words in ``text`` (candidate names, with connectors), each followed by its parts.
 
     Examples
     --------

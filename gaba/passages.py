@@ -43,14 +43,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 def numbered_sentences(text: str) -> str:
-    """The text as numbered sentences, one per line (what the open extractor reads).
-
-    Examples
-    --------
-    >>> print(numbered_sentences("Ann founded Acme. She lives in Oslo."))
-    [1] Ann founded Acme.
-    [2] She lives in Oslo.
-    """
+    """The text as numbered sentences, one per line (``[1] ...``: what the open extractor reads)."""
     return "\n".join(f"[{i}] {s}" for i, s in enumerate(split_sentences(text), 1))
 
 
@@ -61,14 +54,7 @@ PASSAGE_WORDS = 50
 def split_document(doc: dict, max_words: int = PASSAGE_WORDS) -> list[dict]:
     """Split a long document into passages of whole sentences of at most ``max_words`` words.
 
-    A short or one-sentence document is returned as it is (its cache entry does not change). A
-    passage keeps the document's fields, with id ``"<id>#<n>"`` and ``"source"`` the document's id.
-
-    Examples
-    --------
-    >>> doc = {"id": "d1", "text": "Ann Lee founded Acme. " * 3}
-    >>> [p["id"] for p in split_document(doc, max_words=8)]
-    ['d1#1', 'd1#2']
+    A short document is returned as it is; a passage has id ``"<id>#<n>"`` and ``"source"``.
     """
     if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
         raise ValueError(f"max_words must be a positive integer, not {max_words!r}")

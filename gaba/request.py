@@ -1,8 +1,6 @@
 """The extraction request: the prompt, the JSON schema of the answer and the limits sent to the model.
 
-Taught in chapter "From text to a knowledge graph". Open extraction (``schema=None``) takes free
-predicates between the document's candidate names; a domain schema makes ``relation`` an enum.
-The request is part of every cache key, so any change to it makes every document a cache miss.
+Taught in chapter "From text to a knowledge graph". The request is part of every cache key.
 """
 from __future__ import annotations
 
@@ -54,15 +52,7 @@ def _facts_answer(item: dict) -> dict:
 
 
 def extraction_schema(schema: Any = NEWS_SCHEMA) -> dict:
-    """The JSON schema of a schema-guided extraction answer (``relation`` is an enum).
-
-    ``evidence`` comes first, so the model copies the sentence before naming the fact.
-
-    Examples
-    --------
-    >>> extraction_schema()["properties"]["facts"]["items"]["required"]
-    ['evidence', 'subject', 'relation', 'object']
-    """
+    """The JSON schema of a schema-guided extraction answer (``relation`` an enum, ``evidence`` first)."""
     return _facts_answer({
         "type": "object",
         "properties": {
@@ -83,8 +73,7 @@ def _rows() -> bool:
 def open_extraction_schema(names: Sequence[str] | None = None, *, rows: bool = False) -> dict:
     """The JSON schema of an open extraction answer: facts with a free ``predicate``.
 
-    ``subject`` and ``object`` must be one of ``names`` (the document's candidate names), and the
-    evidence is a sentence number. ``rows=True`` makes a fact an array of :data:`ROW_FIELDS`.
+    ``subject`` and ``object`` must be one of ``names``; ``rows=True``: a fact is an array.
 
     Examples
     --------
@@ -105,13 +94,7 @@ def open_extraction_schema(names: Sequence[str] | None = None, *, rows: bool = F
 
 
 def facts_from_rows(facts: Any) -> Any:
-    """Open extraction facts written as rows, as dicts; a malformed row is kept as ``{"row": row}``.
-
-    Examples
-    --------
-    >>> facts_from_rows([[2, "Oslo"]])
-    [{'row': [2, 'Oslo']}]
-    """
+    """Open extraction facts written as rows, as dicts; a malformed row is kept as ``{"row": row}``."""
     if not isinstance(facts, list):
         return facts
     return [dict(zip(ROW_FIELDS, r)) if isinstance(r, list) and len(r) == len(ROW_FIELDS) else {"row": r}
@@ -126,13 +109,7 @@ def _system_and_template(schema: Any) -> tuple[str, str]:
 
 
 def extraction_prompt(text: str, schema: Any = None) -> str:
-    """The user message that asks for the facts of ``text`` (open extraction unless ``schema`` is given).
-
-    Examples
-    --------
-    >>> "SUPPLIES_TO" in extraction_prompt("Acme buys from Beta.", NEWS_SCHEMA)
-    True
-    """
+    """The user message asking for the facts of ``text`` (open extraction unless ``schema`` is given)."""
     template = _system_and_template(schema)[1]
     if schema is None:
         return template.format(names="; ".join(candidate_names(text)), sentences=numbered_sentences(text))
@@ -154,13 +131,7 @@ def prompt_version(schema: Any = None) -> str:
 
 
 def extraction_request(text: str, schema: Any = None) -> dict:
-    """The request that extracts the facts of ``text``: ``prompt``, ``system``, ``schema``, ``max_tokens``.
-
-    Examples
-    --------
-    >>> extraction_request("Ann Lee founded Acme.")["max_tokens"]
-    400
-    """
+    """The request that extracts the facts of ``text``: ``prompt``, ``system``, ``schema``, ``max_tokens``."""
     answer = (open_extraction_schema(candidate_names(text), rows=_rows()) if schema is None
               else extraction_schema(schema))
     return {"prompt": extraction_prompt(text, schema), "system": _system_and_template(schema)[0],

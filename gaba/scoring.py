@@ -17,11 +17,7 @@ _Folds = tuple[Mapping[str, str], Collection[str]]
 
 def _folds(gold: Any, inverse: Mapping[str, str] | None, symmetric: Collection[str] | None
            ) -> tuple[Any, _Folds]:
-    """The gold facts (default: the book's news gold) and the relation folds to score with.
-
-    Folds are the caller's; with the default gold and none given, the news schema's own
-    (:data:`gaba.data.news.RELATION_FOLDS`).
-    """
+    """The gold facts (default: the news gold) and the relation folds to score with."""
     if gold is None:
         gold = load_gold_triples()
         inverse = RELATION_FOLDS["inverse"] if inverse is None else inverse
@@ -58,15 +54,10 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
                   inverse: Mapping[str, str] | None = None, symmetric: Collection[str] | None = None):
     """Precision, recall and F1 of extracted facts against gold facts, overall and per relation.
 
-    Facts are ``(subject, relation, object)`` with case-insensitive names, compared as given
-    (reconcile the predicted names first). ``inverse`` maps a relation to the one it states the
-    same fact as, turned around, and ``symmetric`` relations ignore direction (the news schema's:
-    ``**gaba.data.news.RELATION_FOLDS``, used by default with the default gold). ``predicted``
-    and ``gold`` (default: the book's gold facts) are graphs, Triples, dicts or tuples.
-    ``match="pair"`` compares only which two entities are linked, the fair measure for open
-    extraction; its result has only the ``overall`` row.
-    Returns a DataFrame indexed by relation, then ``overall``, with columns ``gold``,
-    ``extracted``, ``correct``, ``precision``, ``recall``, ``f1`` (NaN where undefined).
+    Names compare case-insensitively. ``inverse`` maps a relation to its reverse, ``symmetric``
+    relations ignore direction (defaults: the news schema's). ``match="pair"`` compares only which
+    two entities are linked (fair for open extraction; ``overall`` row only). Returns a DataFrame
+    indexed by relation then ``overall``: ``gold, extracted, correct, precision, recall, f1``.
 
     Examples
     --------
@@ -108,13 +99,7 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
 
 def triple_differences(predicted: Any, gold: Any = None, *, inverse: Mapping[str, str] | None = None,
                        symmetric: Collection[str] | None = None) -> tuple[list, list]:
-    """The gold facts a prediction misses, and the predicted facts that are not gold, as given.
-
-    Examples
-    --------
-    >>> triple_differences([("A", "CEO_OF", "B")], [("A", "FOUNDED", "B")])
-    ([('A', 'FOUNDED', 'B')], [('A', 'CEO_OF', 'B')])
-    """
+    """``(gold facts missed, predicted facts not gold)``, as given."""
     import networkx as nx
 
     gold, folds = _folds(gold, inverse, symmetric)

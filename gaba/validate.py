@@ -1,7 +1,6 @@
 """Which of the model's records become triples: the checks against the document.
 
-Taught in chapter "From text to a knowledge graph". A record is kept only if the document
-supports it; a refused record comes back as a :class:`Rejection` with the reason.
+Taught in chapter "From text to a knowledge graph". A refused record is a :class:`Rejection`.
 """
 from __future__ import annotations
 
@@ -91,11 +90,9 @@ def _predicate_in(predicate: str, text: str) -> bool:
 def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], list[Rejection]]:
     """Keep the open-extraction records that the document supports; say why others were refused.
 
-    A record is kept when its predicate normalises (:func:`normalize_predicate`) to at most
-    :data:`MAX_PREDICATE_WORDS` words, one of which the sentence uses; subject and object are two
-    different proper names of the document; and the numbered sentence (with the one before it,
-    for "she") or else the first sentence mentioning both supports it. That sentence of the
-    document is stored as evidence.
+    Kept when the predicate has at most :data:`MAX_PREDICATE_WORDS` words, one used by the sentence;
+    subject and object are two different names of the document; and the numbered sentence (or the
+    one before, for "she") or the first naming both supports it. That sentence is the evidence.
 
     Examples
     --------
@@ -155,17 +152,15 @@ _PASSIVE = r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?{verb}(?:\s+[\w,
 
 
 def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str) -> bool:
-    """Whether the sentence says "<subject> was <predicate> by <obj>" while the record reads it
-    as "<subject> <predicate> <obj>", the wrong way round. English grammar, no list of verbs:
-    validation then keeps the text's meaning as the predicate ``<predicate>_by``.
+    """Whether the sentence says "<subject> was <predicate> by <obj>" but the record reads it active.
+
+    Validation then keeps the predicate as ``<predicate>_by``.
 
     Examples
     --------
     >>> s = "Brightwater Records was acquired in 2021 by Tessellate."
     >>> passive_read_as_active("acquired", s, "Brightwater Records", "Tessellate")
     True
-    >>> passive_read_as_active("acquired", s, "Tessellate", "Brightwater Records")
-    False
     """
     words = predicate.split("_")
     if "by" in words:
@@ -181,11 +176,9 @@ def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
                      ) -> tuple[list[Triple], list[Rejection]]:
     """Keep the model's records that the document supports; say why the others were refused.
 
-    ``schema=None`` is :func:`validate_open_triples`. With a schema a record is kept when its
-    relation is the schema's, subject and object are two different names written capitalised in
-    the document, and its evidence matches a document sentence that mentions both (the document's
-    sentence is stored). A fact of a relation whose meaning says :data:`PERSON_SUBJECT`, written
-    organisation -> person, is turned around.
+    ``schema=None`` is :func:`validate_open_triples`. Otherwise kept when the relation is the
+    schema's, subject and object are two different capitalised names of the document, and the
+    evidence matches a sentence naming both. A :data:`PERSON_SUBJECT` fact written backwards is turned.
     """
     if schema is None:
         return validate_open_triples(records, doc)
