@@ -1,12 +1,4 @@
-"""Corpora and datasets, one module each (imported lazily, so ``import gaba.data`` is cheap).
-
-:mod:`~gaba.data.news` (the book's news corpus, or your own documents); :mod:`~gaba.data.benchmarks`
-(HotpotQA, 2WikiMultihopQA, MuSiQue); the generators
-:mod:`~gaba.data.synthetic` and :mod:`~gaba.data.tradewire`; the family graph
-:mod:`~gaba.data.westeros` with :mod:`~gaba.data.kinship`; :mod:`~gaba.data.greenhouse`;
-:mod:`~gaba.data.transfer`; the records :class:`~gaba.data.cases.Case` and
-:class:`~gaba.data.triple.Triple`.
-"""
+"""Corpora and datasets, one module each (imported lazily, so ``import gaba.data`` is cheap)."""
 from __future__ import annotations
 
 import importlib

@@ -1,9 +1,8 @@
 """Public multi-hop QA benchmarks (HotpotQA, 2WikiMultihopQA, MuSiQue) read into one common form.
 
-Taught in chapter "Measuring graph against flat". The loaders read the official files into
-:class:`MultiHopExample` records; :data:`SOURCES` says where each file comes from. Offline,
-:func:`load_public` reads the shipped first rows of each benchmark and :func:`load_sample` the
-fictional samples that ``assets/data/benchmark_samples/make_samples.py`` writes.
+Taught in chapter "Measuring graph against flat". Loaders return :class:`MultiHopExample` records
+(files: :data:`SOURCES`); offline, :func:`load_public` reads the shipped first rows and
+:func:`load_sample` the fictional samples.
 """
 from __future__ import annotations
 
@@ -62,10 +61,9 @@ class BenchmarkFileNotFound(DocumentError, FileNotFoundError):
 class MultiHopExample:
     """One multi-hop question in a form common to HotpotQA, 2WikiMultihopQA and MuSiQue.
 
-    ``paragraphs`` are ``(title, sentences)``, gold and distractors (a MuSiQue paragraph is one
-    sentence); ``supporting_facts`` are ``(title, sentence index)``, the index ``None`` for
-    MuSiQue; ``supporting_paragraphs`` index ``paragraphs`` (titles can repeat in MuSiQue);
-    ``evidence_triples`` are 2Wiki's ``evidences`` or MuSiQue's decomposition, else empty.
+    ``paragraphs``: ``(title, sentences)``, gold and distractors; ``supporting_facts``: ``(title,
+    sentence index or None)``; ``supporting_paragraphs`` index ``paragraphs``; ``evidence_triples``:
+    2Wiki's ``evidences`` or MuSiQue's decomposition, else empty.
     """
 
     id: str
@@ -182,10 +180,9 @@ def _titled_example(rec: Any, where: str, source: str) -> MultiHopExample:
 
 
 def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
-    """Read a HotpotQA distractor-setting file (``hotpot_dev_distractor_v1.json``, see :data:`SOURCES`).
+    """Read a HotpotQA distractor-setting file (a JSON array or JSON Lines; see :data:`SOURCES`).
 
-    ``path`` is a JSON array as published, or JSON Lines; ``limit`` reads only the first records.
-    A file not in the published format raises ``DocumentError`` naming the record.
+    ``limit`` reads only the first records; a malformed record raises ``DocumentError``.
 
     Examples
     --------
@@ -198,16 +195,7 @@ def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHo
 
 
 def load_2wiki(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
-    """Read a 2WikiMultihopQA file (``dev.json`` from ``data_ids_april7.zip``, see :data:`SOURCES`).
-
-    As :func:`load_hotpotqa`, with ``evidence_triples`` from the ``evidences`` field.
-
-    Examples
-    --------
-    >>> ex = load_2wiki(SAMPLE_DIR / SAMPLE_FILES["2wiki"], limit=1)[0]
-    >>> all(len(t) == 3 for t in ex.evidence_triples)
-    True
-    """
+    """Read a 2WikiMultihopQA ``dev.json``, as :func:`load_hotpotqa`, with ``evidence_triples``."""
     out = []
     for n, rec in _records(path, "2wiki", limit):
         where = f"{Path(path).name} record {n}"
@@ -243,16 +231,9 @@ def _musique_triples(steps: Sequence[dict]) -> tuple[tuple[str, str, str], ...]:
 
 
 def load_musique(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
-    """Read a MuSiQue-Ans file (``musique_ans_v1.0_dev.jsonl`` from ``musique_v1.0.zip``, see :data:`SOURCES`).
+    """Read a MuSiQue-Ans ``.jsonl`` file, skipping unanswerable records.
 
-    Unanswerable records (MuSiQue-Full) are skipped. Evidence triples come from the
-    ``question_decomposition`` when every step reads ``"X >> relation"`` (``#k``: step k's answer).
-
-    Examples
-    --------
-    >>> ex = load_musique(SAMPLE_DIR / SAMPLE_FILES["musique"], limit=1)[0]
-    >>> len(ex.paragraphs), ex.hops >= 2, ex.supporting_facts[0][1] is None
-    (20, True, True)
+    Evidence triples come from the ``question_decomposition`` when every step reads ``"X >> relation"``.
     """
     out = []
     for n, rec in _records(path, "musique", limit):
@@ -295,8 +276,6 @@ def load_sample(dataset: str) -> list[MultiHopExample]:
 def load_public(dataset: str, *, limit: int | None = None) -> list[MultiHopExample]:
     """The shipped first rows of the real ``dataset`` (licences in ``assets/data/benchmarks/``).
 
-    200 HotpotQA, 164 2WikiMultihopQA or 200 MuSiQue questions.
-
     Examples
     --------
     >>> ex = load_public("2wiki", limit=1)[0]
@@ -307,19 +286,13 @@ def load_public(dataset: str, *, limit: int | None = None) -> list[MultiHopExamp
 
 
 def load_sample_triples() -> dict[str, list[tuple[str, str, str, int]]]:
-    """Every fact stated in the samples' paragraphs, as a perfect extractor would return it.
-
-    Title -> ``[(subject, relation, object, sentence index)]``, distractors included.
-    """
+    """Every fact in the samples' paragraphs: title -> ``[(subject, relation, object, sentence index)]``."""
     raw = json.loads((SAMPLE_DIR / SAMPLE_TRIPLES_FILE).read_text(encoding="utf-8"))
     return {title: [tuple(t) for t in triples] for title, triples in raw.items()}
 
 
 def pooled_paragraphs(examples: Iterable[MultiHopExample]) -> list[tuple[str, str]]:
-    """All distinct ``(title, text)`` paragraphs of ``examples``, in first-seen order.
-
-    A retrieval corpus in which each question's gold paragraphs compete with every other's.
-    """
+    """All distinct ``(title, text)`` paragraphs of ``examples``, in first-seen order (a shared corpus)."""
     return list(dict.fromkeys((ex.paragraphs[i][0], ex.paragraph_text(i))
                               for ex in examples for i in range(len(ex.paragraphs))))
 
@@ -327,15 +300,8 @@ def pooled_paragraphs(examples: Iterable[MultiHopExample]) -> list[tuple[str, st
 def to_graph(examples: Iterable[MultiHopExample], *, triples: dict | None = None):
     """A knowledge graph in the book's format from benchmark facts.
 
-    With ``triples`` (as :func:`load_sample_triples` returns them), every fact of every paragraph
-    becomes an edge, distractors included; without it, only the gold evidence triples do (an
-    optimistic graph, with no noise). ``doc_id`` is the paragraph title, ``evidence`` the sentence.
-
-    Examples
-    --------
-    >>> G = to_graph(load_sample("2wiki"))
-    >>> G.number_of_edges() > 30
-    True
+    With ``triples`` (:func:`load_sample_triples`) every fact becomes an edge, distractors included;
+    without, only the gold evidence triples (an optimistic graph).
     """
     import networkx as nx
 

@@ -1,7 +1,6 @@
 """Evaluation cases: one test question, what a correct answer must name, and its gold evidence.
 
-Taught in chapter "Measuring graph against flat". :class:`Case` is the unit of
-:func:`gaba.evaluate.run_eval` (also exported as ``gaba.evaluate.Case``).
+Taught in chapter "Measuring graph against flat".
 """
 from __future__ import annotations
 
@@ -17,21 +16,9 @@ __all__ = ["KINDS", "Case"]
 class Case:
     """One evaluation question.
 
-    A passing answer to an answerable case contains every ``expected`` string (case-insensitive)
-    and does not abstain; a passing answer to an unanswerable case abstains.
-
-    Parameters
-    ----------
-    expected : list of str
-        E.g. ``["voltaic"]``; empty for unanswerable questions.
-    kind : {"single-fact", "two-hop", "three-hop", "unanswerable"}
-        How many documents the answer needs (or that none holds it).
-    answerable : bool, optional
-        Default ``kind != "unanswerable"``.
-    id : str, optional
-        :func:`gaba.evaluate.run_eval` numbers unnamed cases ``c01``, ``c02``, ...
-    evidence : sequence, optional
-        Gold supporting facts (triples, document ids...), for retrieval-only metrics.
+    An answerable case passes when the answer contains every ``expected`` string (any case) and does
+    not abstain; an unanswerable one when it abstains. ``kind``: ``"single-fact"``, ``"two-hop"``,
+    ``"three-hop"`` or ``"unanswerable"``; ``evidence``: gold facts for retrieval-only metrics.
 
     Examples
     --------

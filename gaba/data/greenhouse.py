@@ -1,8 +1,6 @@
 """The greenhouse corpus: five short fictional notes and our own reference triples for them.
 
-Taught in chapter "Multi-hop from scratch". Its question needs three of the notes at once: "Who
-recalibrated the sensor that Dev flagged as drifting in the greenhouse?"; two unrelated threads
-(Mia's woodworking log, Priya's book club) share the corpus.
+Taught in chapter "Multi-hop from scratch". Its question needs three of the notes at once.
 """
 from __future__ import annotations
 
@@ -37,20 +35,12 @@ def _read() -> dict:
 
 
 def load_greenhouse() -> list[dict]:
-    """The five greenhouse notes, in order, as ``{"id", "title", "text"}`` dicts (a fresh list).
-
-    Examples
-    --------
-    >>> [d["id"] for d in load_greenhouse()]
-    ['gh1', 'gh2', 'gh3', 'gh4', 'gh5']
-    """
+    """The five greenhouse notes, in order, as ``{"id", "title", "text"}`` dicts (a fresh list)."""
     return [{"id": d["id"], "title": d.get("title", ""), "text": d["text"]} for d in _read()["documents"]]
 
 
 def load_greenhouse_triples(*, with_doc_ids: bool = False) -> list[tuple]:
     """Our hand-written reading of the notes: ``(subject, relation, object)`` triples.
-
-    ``with_doc_ids`` adds a fourth element, the id of the note that states the fact.
 
     Examples
     --------
@@ -62,12 +52,6 @@ def load_greenhouse_triples(*, with_doc_ids: bool = False) -> list[tuple]:
 
 
 def greenhouse_question() -> tuple[str, str]:
-    """The chapter's question and the name its answer must contain.
-
-    Examples
-    --------
-    >>> greenhouse_question()[1]
-    'Mia'
-    """
+    """The chapter's question and the name its answer must contain."""
     data = _read()
     return data["question"], data["answer"]

@@ -1,9 +1,7 @@
 """Kinship words for the family graph: a relation as a sentence, the role of each person on a path.
 
-Taught in chapter *Multi-hop queries in a graph database*; :func:`gaba.multihop.format_paths`
-writes paths for the model with them. A *path* is anything with ``nodes``, ``rels`` and
-``forward`` (a :class:`gaba.traversal.Path`); ``forward[i]`` says the stored edge points from
-``nodes[i]`` to ``nodes[i+1]``.
+Taught in chapter *Multi-hop queries in a graph database*. A *path* has ``nodes``, ``rels`` and
+``forward`` (:class:`gaba.traversal.Path`).
 """
 from __future__ import annotations
 
@@ -13,13 +11,7 @@ from .westeros import RELATIONS, is_symmetric
 
 
 def relation_sentence(source: str, relation: str, target: str) -> str:
-    """One stored edge as an English sentence.
-
-    Examples
-    --------
-    >>> relation_sentence("Rhaegar Targaryen", "FATHER_OF", "Jon Snow")
-    'Rhaegar Targaryen is the father of Jon Snow.'
-    """
+    """One stored edge as an English sentence ("Rhaegar Targaryen is the father of Jon Snow.")."""
     r = RELATIONS.get(relation)
     phrase = r.phrase if r else relation.lower().replace("_", " ")
     return f"{source} {phrase} {target}."
@@ -45,17 +37,7 @@ ROLE_WORDS: dict[tuple[str, bool], tuple[str, str, str]] = {
 
 
 def path_roles(path: Any, genders: dict[str, str] | None = None) -> list[str]:
-    """What each person on the path is to the previous one.
-
-    ``genders`` (``{name: "male" | "female"}``) picks gendered words; otherwise a neutral one.
-
-    Examples
-    --------
-    >>> from gaba.traversal import Path
-    >>> p = Path(("Jon Snow", "Rhaegar Targaryen", "Daenerys Targaryen"), ("FATHER_OF", "SIBLING_OF"), (False, False))
-    >>> path_roles(p, {"Daenerys Targaryen": "female"})
-    ['father', 'sister']
-    """
+    """What each person on the path is to the previous one (gendered words where ``genders`` says)."""
     genders = genders or {}
     out = []
     for i, rel in enumerate(path.rels):
@@ -110,9 +92,6 @@ _KIN_WORDS = {
 
 def kinship(path: Any, genders: dict[str, str] | None = None) -> tuple[str, str] | None:
     """(What the end of a family path is to its start, what the start is to the end), or None.
-
-    Only chains of parent, child, sibling and spouse steps that English names in a word or two
-    (aunt, cousin, sister-in-law, ...) have words.
 
     Examples
     --------

@@ -1,7 +1,6 @@
 """The book's news corpus (14 fictional snippets), its gold triples and aliases; a document loader.
 
-Taught in chapter "From text to a knowledge graph". No snippet states a two-hop chain, so a
-question such as "who competes with Kestrel's battery supplier?" needs two documents.
+Taught in chapter "From text to a knowledge graph". No snippet states a two-hop chain.
 """
 from __future__ import annotations
 
@@ -137,16 +136,11 @@ def _from_folder(folder: Path) -> list[dict]:
 
 
 def load_documents(source: Any = None) -> list[dict]:
-    """Load documents as a list of ``{"id", "title", "date", "text"}`` dicts.
+    """Load documents as a list of ``{"id", "title", "date", "text"}`` dicts (text NFC-normalised).
 
-    ``source`` is ``None`` (the book's 14 news snippets); a list of strings (given ids ``d01``,
-    ``d02``, ...) or of dicts with ``"text"`` and optional ``"id"``, ``"title"``, ``"date"``; or
-    the path of a JSON file holding such a list, of one ``.txt``/``.md`` file, or of a folder of
-    them (id = path without suffix, or with it when ``x.txt`` and ``x.md`` are both there;
-    symbolic links, and files that are empty, binary or not UTF-8, are skipped with a warning).
-    Text, ids and titles are normalised to Unicode NFC, so the same name typed two ways is one
-    name. Raises ``DocumentError`` for a missing or
-    empty source, a document without text, or a repeated id.
+    ``source``: ``None`` (the news snippets); a list of strings or dicts; or a path to a JSON list,
+    a ``.txt``/``.md`` file or a folder of them (unreadable files skipped with a warning). Raises
+    ``DocumentError`` for a missing or empty source, a document without text, or a repeated id.
 
     Examples
     --------
@@ -176,25 +170,10 @@ def load_documents(source: Any = None) -> list[dict]:
 
 
 def load_gold_triples() -> list[dict]:
-    """The hand-written gold triples of the news corpus.
-
-    Each is a dict with ``subject``, ``relation``, ``object`` (canonical names), ``doc_id`` and
-    ``evidence`` (a sentence copied verbatim from that document).
-
-    Examples
-    --------
-    >>> load_gold_triples()[0]["relation"]
-    'SUPPLIES_TO'
-    """
+    """The hand-written gold triples of the news corpus, as dicts (``evidence`` verbatim from ``doc_id``)."""
     return _read_json(GOLD_TRIPLES_PATH)
 
 
 def load_gold_aliases() -> dict[str, str]:
-    """The hand-written alias table of the news corpus: short form in the text -> canonical name.
-
-    Examples
-    --------
-    >>> load_gold_aliases()["Kestrel"]
-    'Kestrel Motors'
-    """
+    """The hand-written alias table of the news corpus: short form in the text -> canonical name."""
     return dict(sorted(_read_json(GOLD_ALIASES_PATH).items()))

@@ -1,10 +1,7 @@
 """A generator of fictional company news with planted two-hop chains, for scaling experiments.
 
-Taught in chapter "Retrieval that stays sharp at scale". Documents come from templates (no model
-call), so the gold triples are exact; the chains start at hub companies (Zipf popularity), which is
-what makes a naive context budget fail at scale. Cast and wording: :mod:`gaba.data.synthetic_world`.
-The records, the argument checks and the assembly here serve the trade wire
-(:mod:`gaba.data.tradewire`) too.
+Taught in chapter "Retrieval that stays sharp at scale". Template documents (no model call), so
+the gold triples are exact; chains start at hub companies. Cast: :mod:`gaba.data.synthetic_world`.
 """
 from __future__ import annotations
 
@@ -44,12 +41,7 @@ class ChainQuestion:
 
 @dataclasses.dataclass
 class ScalingCorpus:
-    """A generated corpus: documents, their exact gold triples, planted questions and aliases.
-
-    ``documents`` (``{"id", "title", "date", "text"}``) are sorted by date then id; ``triples``
-    maps a document id to the :class:`Triple` records it states (possibly none); ``aliases`` maps
-    an entity to the short names that name only it (``"Alderbrook"``).
-    """
+    """A generated corpus: ``documents`` (by date), gold ``triples`` per document id, ``questions``, ``aliases``."""
 
     documents: list[dict]
     triples: dict[str, list[Triple]]
@@ -62,17 +54,7 @@ class ScalingCorpus:
         return [t for d in self.documents for t in self.triples[d["id"]]]
 
     def to_graph(self):
-        """The gold triples as a graph in the book's format (a ``networkx.MultiDiGraph``).
-
-        One edge per distinct ``(subject, relation, object)``, keyed by relation, with the
-        ``doc_id`` and ``evidence`` of the first document that states it.
-
-        Examples
-        --------
-        >>> G = make_scaling_corpus(14, n_questions=2).to_graph()
-        >>> G.number_of_edges() >= 4
-        True
-        """
+        """The gold triples as a ``networkx.MultiDiGraph``: one edge per distinct fact, first document's evidence."""
         import networkx as nx
 
         G = nx.MultiDiGraph()
@@ -110,11 +92,7 @@ def _check_args(n_docs, n_questions, seed) -> None:
 
 
 def _chain(prefix: str, seed: int, q: dict, hops: list[tuple], write: Callable) -> Planted:
-    """The question ``q`` (the :class:`ChainQuestion` fields but ``facts``) and one document per hop.
-
-    Hop ``h`` is document ``<prefix>-<id>-<h>``, written by ``write(doc_id, rng, *hop)`` with its
-    own seeded ``rng``; the first triple of each is the hop's gold fact.
-    """
+    """The question ``q`` (:class:`ChainQuestion` fields but ``facts``) and one document per hop."""
     made = [write(doc_id, random.Random(f"{seed}-{doc_id}"), *hop)
             for doc_id, hop in ((f"{prefix}-{q['id']}-{h}", hop) for h, hop in enumerate(hops, 1))]
     return ChainQuestion(**q, facts=tuple(ts[0] for _, ts in made)), made
@@ -283,12 +261,9 @@ class _Builder:
 def make_scaling_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) -> ScalingCorpus:
     """Generate ``n_docs`` documents of fictional company news with planted two-hop questions.
 
-    The chain documents (two per question) come first, then distractors; a corpus too small for
-    ``n_questions`` keeps the first ``n_docs // 2`` (14 documents carry 7). The same arguments give
-    the same corpus, byte for byte, and for one ``seed`` and ``n_questions`` a smaller corpus is a
-    subset of a larger one (so embeddings are reused across sizes). Each planted answer is unique,
-    and no document states both of its facts. Raises ``ValueError`` if ``n_docs < 2`` or
-    ``n_questions < 1`` (or either is not an int).
+    Deterministic; for one ``seed`` and ``n_questions`` a smaller corpus is a subset of a larger one.
+    No document states both facts of a question. Raises ``ValueError`` for ``n_docs < 2`` or
+    ``n_questions < 1``.
 
     Examples
     --------

@@ -1,14 +1,7 @@
 """The company news's cast and wording: names, sectors, people, popularity; templates and fillers.
 
-Used by :mod:`gaba.data.synthetic`. A :class:`World` follows from a seed and shares no name with
-the news corpus; :func:`write_document` turns one fact into a news item. :class:`Pool` and
-:func:`first_word_aliases` serve the trade wire (:mod:`gaba.data.tradewire`) too.
-
-Examples
---------
->>> w = World(0)
->>> len(w.people), w.hubs[0].role
-(3000, 'customer')
+Used by :mod:`gaba.data.synthetic` and :mod:`gaba.data.tradewire`. A :class:`World` follows from
+a seed and shares no name with the news corpus.
 """
 from __future__ import annotations
 
@@ -135,8 +128,6 @@ def write_document(doc_id: str, rng: random.Random, relation: str | None, a: str
                    ) -> tuple[dict, list[Triple]]:
     """A news item stating ``a -[relation]-> b`` (news about ``a`` if no relation), and its triples.
 
-    ``extra`` adds ``(relation, subject, object, sentence)`` facts; all randomness comes from ``rng``.
-
     Examples
     --------
     >>> import random
@@ -179,13 +170,7 @@ class Pool:
 
 
 def first_word_aliases(names: list[str], among: list[str] | None = None) -> dict[str, list[str]]:
-    """``{name: [its first word]}`` for the names whose first word starts no other name of ``among``.
-
-    Examples
-    --------
-    >>> first_word_aliases(["Alderbrook Motors", "Ash Metals", "Ash Optics"])
-    {'Alderbrook Motors': ['Alderbrook']}
-    """
+    """``{name: [its first word]}`` for the names whose first word starts no other name of ``among``."""
     count = Counter(n.split()[0] for n in (names if among is None else among))
     return {n: [n.split()[0]] for n in names if count[n.split()[0]] == 1}
 

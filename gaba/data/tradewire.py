@@ -1,10 +1,7 @@
 """A second scaling generator: a commodity trade wire, written apart from the book's company news.
 
-Taught in chapter "Retrieval that stays sharp at scale". A ranker tuned on :mod:`gaba.data.synthetic`
-could lean on its relation names; this corpus has other ones (``ships_cocoa_to``, ``rivals``,
-``bankrolled``, ...), wire-style sentences, other question wordings, and planted near misses (the
-start company's *other* supplier, with the same kind of second-hop fact). Its output has the same
-shape, so :func:`gaba.scaling.scaling_experiment` runs on either (``generator=make_trade_corpus``).
+Taught in chapter "Retrieval that stays sharp at scale". Other relation names and wording, and
+planted near misses, in the same shape as :mod:`gaba.data.synthetic`.
 """
 from __future__ import annotations
 
@@ -303,14 +300,7 @@ class _Writer:
 def make_trade_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) -> ScalingCorpus:
     """Generate ``n_docs`` documents of a commodity trade wire with planted two-hop questions.
 
-    As :func:`gaba.data.synthetic.make_scaling_corpus` (same checks, nested and deterministic
-    corpora); the near-miss documents, two per question, come before the other distractors.
-
-    Examples
-    --------
-    >>> c = make_trade_corpus(140, n_questions=10)
-    >>> len(c.documents), c.questions[0].facts[0].relation.startswith("ships_")
-    (140, True)
+    As :func:`gaba.data.synthetic.make_scaling_corpus`, with two near-miss documents per question.
     """
     _check_args(n_docs, n_questions, seed)
     world = _World(seed)

@@ -1,9 +1,7 @@
 """Transfer collections: small corpora unlike the book's company news, with their questions.
 
-Four fictional collections (10 to 12 documents, gold triples, at least 9 questions each) and
-``wikipedia``: 30 real paragraphs with 10 bridge questions from HotpotQA and 2WikiMultihopQA and
-2 unanswerable ones. As in the news corpus, the facts of a chain sit in different documents.
-Files and licences: ``assets/data/transfer/README.md``.
+Four fictional collections and ``wikipedia`` (30 real paragraphs, 12 questions from HotpotQA and
+2WikiMultihopQA). Files and licences: ``assets/data/transfer/README.md``.
 """
 from __future__ import annotations
 
@@ -29,35 +27,17 @@ def _folder(name: str, *, wikipedia: bool = True):
 
 
 def load_collection(name: str) -> list[dict]:
-    """The documents of collection ``name`` (one of :data:`COLLECTIONS`, or ``"wikipedia"``).
-
-    Read with :func:`gaba.data.news.load_documents`; an unknown ``name`` raises ``DocumentError``.
-
-    Examples
-    --------
-    >>> len(load_collection("sport")) >= 10
-    True
-    """
+    """The documents of collection ``name`` (:data:`COLLECTIONS` or ``"wikipedia"``); unknown: DocumentError."""
     return load_documents(_folder(name) / "documents.json")
 
 
 def load_gold(name: str) -> list[dict]:
-    """The hand-written gold triples of a fictional collection, as dicts.
-
-    ``relation`` is lowercase snake_case; ``evidence`` is copied verbatim from document ``doc_id``.
-
-    Examples
-    --------
-    >>> sorted(load_gold("academia")[0])
-    ['doc_id', 'evidence', 'object', 'relation', 'subject']
-    """
+    """The hand-written gold triples of a fictional collection, as dicts (``evidence`` verbatim)."""
     return _read_json(_folder(name, wikipedia=False) / "gold_triples.json")
 
 
 def load_cases(name: str) -> list[Case]:
     """The questions of a collection as :class:`gaba.data.cases.Case` objects.
-
-    Each ``evidence`` holds the gold triples the answer needs (none for ``wikipedia``).
 
     Examples
     --------
@@ -70,30 +50,12 @@ def load_cases(name: str) -> list[Case]:
 
 
 def load_pooled() -> tuple[list[dict], list[Case]]:
-    """The four fictional collections pooled into one corpus: ``(documents, cases)``.
-
-    Every collection is a distractor for the others; ids keep their per-collection prefix.
-
-    Examples
-    --------
-    >>> docs, cases = load_pooled()
-    >>> len({d["id"] for d in docs}) == len(docs), len(cases) >= 36
-    (True, True)
-    """
+    """The four fictional collections pooled into one corpus: ``(documents, cases)``."""
     docs = load_documents([d for name in COLLECTIONS for d in load_collection(name)])
     cases = [c for name in COLLECTIONS for c in load_cases(name)]
     return docs, cases
 
 
 def load_wikipedia() -> tuple[list[dict], list[Case]]:
-    """The real Wikipedia paragraphs and their 12 questions: ``(documents, cases)``.
-
-    Each of the 10 bridge questions comes with its two supporting paragraphs and one distractor.
-
-    Examples
-    --------
-    >>> docs, cases = load_wikipedia()
-    >>> len(docs), len(cases), cases[0].kind
-    (30, 12, 'two-hop')
-    """
+    """The real Wikipedia paragraphs and their 12 questions: ``(documents, cases)``."""
     return load_collection(WIKIPEDIA), load_cases(WIKIPEDIA)

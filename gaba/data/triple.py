@@ -1,8 +1,4 @@
-"""A fact with its provenance: the one record type of extracted and generated triples.
-
-Taught in chapter "From text to a knowledge graph"; :mod:`gaba.extract` and
-:mod:`gaba.data.synthetic` both produce :class:`Triple` records.
-"""
+"""A fact with its provenance: the one record type of extracted and generated triples."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,14 +8,7 @@ __all__ = ["Triple"]
 
 @dataclasses.dataclass(frozen=True)
 class Triple:
-    """One fact ``subject -[relation]-> object``, stated by ``evidence`` in document ``doc_id``.
-
-    Examples
-    --------
-    >>> t = Triple("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors", "n01", "Aurora ...")
-    >>> t.fact
-    ('Aurora Cell Works', 'SUPPLIES_TO', 'Kestrel Motors')
-    """
+    """One fact ``subject -[relation]-> object``, stated by ``evidence`` in document ``doc_id``."""
 
     subject: str
     relation: str

@@ -1,9 +1,7 @@
 """The family graph of the great houses of a fantasy saga, and a generator of larger genealogies.
 
-Taught in chapter *Multi-hop queries in a graph database*. ``FATHER_OF``, ``MOTHER_OF``,
-``FOSTERED`` and ``SERVED`` point from the parent, foster parent or servant to the child, ward or
-lord; symmetric relations (``SIBLING_OF``, ``MARRIED_TO``, ...) are stored once, from the
-alphabetically first name (traverse them with ``direction="both"``).
+Taught in chapter *Multi-hop queries in a graph database*. Parent relations point from the parent;
+symmetric relations (``SIBLING_OF``, ...) are stored once (traverse with ``direction="both"``).
 """
 from __future__ import annotations
 
@@ -61,11 +59,8 @@ def is_symmetric(rel: str) -> bool:
 def load_westeros(path: str | Path | None = None):
     """Load the family graph of the great houses as a :class:`networkx.MultiDiGraph`.
 
-    ``path`` is a folder with ``characters.csv`` and ``relations.csv`` (default: the book's
-    ``assets/data/westeros``). Nodes are keyed by name, with ``name``, ``house``, ``gender``,
-    ``role`` and ``aliases`` (a list); edges are keyed by their ``relation``; ``G.graph`` holds
-    ``name="westeros"`` and ``symmetric`` (the symmetric relation names). A missing file raises
-    ``FileNotFoundError``; an unknown character or relation, or a repeated edge, ``ValueError``.
+    ``path``: a folder with ``characters.csv`` and ``relations.csv`` (default: the book's). Nodes
+    carry ``house``, ``gender``, ``role``, ``aliases``. Raises FileNotFoundError or ValueError.
 
     Examples
     --------
@@ -124,18 +119,8 @@ def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None
                       weak_ties: float = 0.5) -> tuple[list[dict], list[tuple[str, str, str]]]:
     """Generate a synthetic genealogy as plain records ``(nodes, edges)``, cheaper than a graph.
 
-    Generation by generation, couples from different houses marry and have one to five children,
-    who are ``SIBLING_OF`` each other; ``weak_ties`` is the expected number of weak ties per
-    person (``SERVED`` someone older, ``MET_ONCE`` anyone). Give exactly one of ``n_people`` and
-    ``n_edges`` (10 to 10,000,000; about 3.6 edges per person). Nodes are dicts with ``name``
-    (unique: ``"Person 17 Vance"``), ``house``, ``gender``, ``generation``; edges are
-    ``(source, relation, target)``.
-
-    Examples
-    --------
-    >>> nodes, edges = genealogy_records(200, seed=1)
-    >>> len(nodes), sorted({r for _, r, _ in edges})[:3]
-    (200, ['FATHER_OF', 'MARRIED_TO', 'MET_ONCE'])
+    Give exactly one of ``n_people`` and ``n_edges`` (about 3.6 edges per person); ``weak_ties``:
+    expected ``SERVED``/``MET_ONCE`` ties per person. Edges are ``(source, relation, target)``.
     """
     if (n_people is None) == (n_edges is None):
         raise ValueError("give exactly one of n_people and n_edges.")
@@ -222,8 +207,6 @@ def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None
 def synthetic_genealogy(n_people: int | None = None, *, n_edges: int | None = None, seed: int = 0,
                         weak_ties: float = 0.5):
     """Grow a synthetic genealogy (:func:`genealogy_records`) as a :class:`networkx.MultiDiGraph`.
-
-    ``G.graph["name"]`` is ``"genealogy-<size>-<seed>"``.
 
     Examples
     --------
