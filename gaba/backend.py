@@ -1,9 +1,7 @@
 """The model behind :func:`gaba.llm.call_llm`: one chat completion from an OpenAI-compatible server.
 
-Taught in the Preface. The server is the embedded local model's (:mod:`gaba.localmodel`), a shared
-one (``GABA_LOCAL_URL``) or a hosted endpoint. :func:`complete` retries a hosted endpoint's transient
-faults within :func:`time_limit` seconds; any fault that remains is one
-:class:`~gaba.errors.BackendUnavailable` naming the endpoint and the cause.
+Taught in the Preface. The server is the local model's, a shared one (``GABA_LOCAL_URL``) or a
+hosted endpoint; a fault that remains after retries is one :class:`~gaba.errors.BackendUnavailable`.
 """
 from __future__ import annotations
 
@@ -33,10 +31,7 @@ _announced: set = set()      # .env notices already printed
 
 
 def time_limit() -> float:
-    """Total seconds one model call may take, retries included.
-
-    ``GABA_TIMEOUT``, else :data:`HOSTED_TIMEOUT` or :data:`LOCAL_TIMEOUT`.
-    """
+    """Total seconds one model call may take, retries included (``GABA_TIMEOUT``, else a default)."""
     s = get_settings()
     if s.timeout is not None:
         return s.timeout
@@ -60,11 +55,7 @@ def client():
 
 
 def complete(request: dict) -> dict:
-    """Ask the configured model for ``request``; return ``{"text", "model", "usage"}``.
-
-    ``request`` holds messages, temperature, max_tokens, seed, and optionally schema and
-    schema_name. Raises :class:`~gaba.errors.BackendUnavailable` for any fault of the endpoint.
-    """
+    """Ask the configured model for ``request``; return ``{"text", "model", "usage"}`` (BackendUnavailable)."""
     import openai
 
     _announce_dotenv()
@@ -141,14 +132,12 @@ def _causes(exc: BaseException) -> list:
 
 
 def _any_cause(causes: list, *names: str) -> bool:
-    """True when a class of one of ``causes`` has one of ``names`` (by name: the openai client may
-    ship its own copy of httpx)."""
+    """True when a class of one of ``causes`` has one of ``names`` (compared by name)."""
     return any(cls.__name__ in names for c in causes for cls in type(c).__mro__)
 
 
 def _retryable(exc: Exception) -> bool:
-    """Worth another attempt: rate limits, server errors, dropped connections; not a refused
-    connection, a bad key or a malformed reply."""
+    """Worth another attempt: rate limits, server errors, dropped connections."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):

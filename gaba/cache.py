@@ -1,8 +1,7 @@
 """The recorded-response cache of :func:`gaba.llm.call_llm`: one JSON file per request.
 
-Taught in the Preface. A request is hashed with :func:`cache_key`; its answer lives at
-``assets/llm-cache/<aa>/<key>.json`` (:func:`cache_path`), is checked when read (:func:`check_entry`),
-and ``python -m gaba cache verify`` (:func:`verify_cache`) checks every entry.
+Taught in the Preface. An answer lives at ``assets/llm-cache/<aa>/<key>.json``;
+``python -m gaba cache verify`` checks every entry.
 """
 from __future__ import annotations
 
@@ -21,13 +20,7 @@ CACHE_FORMAT = 1
 
 
 def cache_key(request: dict) -> str:
-    """sha256 of the canonical JSON of a request (sorted keys, no whitespace, UTF-8).
-
-    Examples
-    --------
-    >>> cache_key({"b": 1, "a": 2}) == cache_key({"a": 2, "b": 1})
-    True
-    """
+    """sha256 of the canonical JSON of a request (sorted keys, no whitespace, UTF-8)."""
     blob = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -40,9 +33,8 @@ def cache_path(key: str) -> Path:
 def check_entry(path: str | Path, key: str | None = None) -> dict:
     """Read one entry and check it; return it, or raise :class:`~gaba.errors.CacheCorrupt`.
 
-    The entry must be of the current format, hold a ``response`` with a string ``text``, and its
-    ``request`` must hash to ``key`` (default: the file name): an edited request is caught, an
-    edited response is not (``git diff`` shows those).
+    Its ``request`` must hash to ``key`` (default: the file name): an edited request is caught, an
+    edited response is not.
     """
     path = Path(path)
     where = shown(path)
@@ -125,13 +117,7 @@ class CacheReport:
 
 
 def verify_cache(folder: str | Path | None = None) -> CacheReport:
-    """Check every entry under ``folder`` (default: the configured cache) with :func:`check_entry`.
-
-    Examples
-    --------
-    >>> verify_cache(ROOT / "assets" / "llm-cache").ok
-    True
-    """
+    """Check every entry under ``folder`` (default: the configured cache) with :func:`check_entry`."""
     folder = Path(folder) if folder is not None else get_settings().cache_dir
     report = CacheReport(folder)
     if not folder.is_dir():

