@@ -1,8 +1,7 @@
 """Global questions: communities of the knowledge graph, their summaries, and answers from them.
 
-Taught in chapter "Global questions". A question about the whole corpus names no entity to start
-from; as in Microsoft GraphRAG, indexing summarizes each community of the graph once and a
-question is answered map-reduce style from the best summaries (:func:`global_rag`).
+Taught in chapter "Global questions". As in Microsoft GraphRAG: summarize each community once,
+then answer map-reduce style from the best summaries (:func:`global_rag`).
 """
 from __future__ import annotations
 
@@ -38,8 +37,7 @@ class Community:
 def undirected_projection(G):
     """The undirected simple graph Louvain runs on: ``weight`` = edges between two nodes, no self-loops.
 
-    Nodes and edges are inserted in sorted order: Louvain sweeps in insertion order, so the same
-    seed then gives the same partition.
+    Inserted in sorted order, so the same seed gives the same partition.
     """
     import networkx as nx
 
@@ -61,10 +59,8 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
                        levels: int | None = 1) -> list[Community]:
     """Partition the graph into communities with Louvain modularity (fixed seed, deterministic).
 
-    Level 0 is the coarsest partition, level 1 splits each level-0 community by the Louvain pass
-    before, and so on; ``levels`` says how many to return (None: all). ``resolution`` above 1
-    favours smaller communities. Communities come level by level, largest first. A graph without
-    edges raises :class:`NoCommunities`; a single community warns.
+    Level 0 is the coarsest; ``levels`` says how many to return (None: all); ``resolution`` above 1
+    favours smaller communities. Largest first per level. No edges raises :class:`NoCommunities`.
 
     Examples
     --------
@@ -124,29 +120,13 @@ def _internal_edges(G, community: Community | Sequence[str]):
 
 
 def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, str, str, str]]:
-    """The edges with both ends inside the community, as sorted ``(subject, relation, object, evidence)``.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph([("Ann", "Acme", "CEO_OF", {"evidence": "Ann runs Acme."})])
-    >>> community_facts(G, ["Acme", "Ann"])
-    [('Ann', 'CEO_OF', 'Acme', 'Ann runs Acme.')]
-    """
+    """The edges inside the community, as sorted ``(subject, relation, object, evidence)``."""
     return sorted({(str(u), str(d.get("relation") or k or "RELATED_TO"), str(v), str(d.get("evidence") or ""))
                    for u, v, k, d in _internal_edges(G, community)})
 
 
 def community_documents(G, community: Community | Sequence[str]) -> list[str]:
-    """Sorted ids of the documents behind the community's internal edges (``doc_id`` and ``sources``).
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph([("Ann", "Acme", "CEO_OF", {"doc_id": "n2", "sources": [["n1", "s"]]})])
-    >>> community_documents(G, ["Acme", "Ann"])
-    ['n1', 'n2']
-    """
+    """Sorted ids of the documents behind the community's internal edges (``doc_id`` and ``sources``)."""
     docs = set()
     for *_, d in _internal_edges(G, community):
         if d.get("doc_id"):
@@ -188,9 +168,8 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
                           progress: bool | None = None) -> list[CommunitySummary]:
     """Have the model summarize each community from its facts (one cached call per community).
 
-    Communities of ``level`` (None: every level) with an internal edge, in the order given, from
-    their first ``max_facts`` sorted facts. ``progress`` defaults to a bar for more than 10
-    calls. Raises :class:`NoCommunities` when no community of that level has a fact.
+    ``level`` None: every level; uses the first ``max_facts`` sorted facts. Raises
+    :class:`NoCommunities` when no community of that level has a fact.
     """
     from tqdm.auto import tqdm
 
@@ -219,11 +198,7 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
 
 def score_summaries(question: str, summaries: Sequence[CommunitySummary], *,
                     scorer: str = "embed") -> list[float]:
-    """Relevance of each summary to the question (the map step of :func:`global_rag`).
-
-    ``scorer="embed"``: embedding cosine, no model call; ``"llm"``: the model rates each summary
-    0-10 (one call each), rescaled to 0-1.
-    """
+    """Relevance of each summary to the question: ``scorer="embed"`` (cosine) or ``"llm"`` (rated 0-10)."""
     if scorer not in SCORERS:
         raise ValueError(f"scorer must be one of {SCORERS}, not {scorer!r}.")
     if scorer == "embed":
@@ -245,8 +220,7 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     """Answer a question about the whole corpus from community summaries: ``(answer, summaries used)``.
 
     Map: :func:`score_summaries`; reduce: one model call answers from the ``top`` best. Raises
-    ``ValueError`` when the summaries name nodes that are not in ``G`` (stale summaries) or for an
-    unknown ``scorer`` (before any model call).
+    ``ValueError`` for stale summaries (nodes not in ``G``) or an unknown ``scorer``.
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("global_rag needs a non-empty question.")
@@ -272,10 +246,7 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
 def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int = 0,
                      level: int = 0, labels: dict[str, str] | None = None,
                      font_size: int = 7):
-    """Draw the graph with nodes coloured by the communities of ``level``; return the Axes.
-
-    ``labels`` gives legend text per community id (default: the ids).
-    """
+    """Draw the graph coloured by the communities of ``level`` (``labels``: legend per id); return the Axes."""
     import matplotlib.pyplot as plt
     import networkx as nx
 

@@ -1,8 +1,6 @@
 """Entity linking: which nodes of the graph a question talks about, and how sure the match is.
 
-Taught in chapter "Retrieval that stays sharp at scale": exact names miss "Margaret Of Holland,
-Countess Of Henneberg" for the node "Margaret of Henneberg"; :func:`link_entities` also tries
-fuzzy name words and name embeddings.
+Taught in chapter "Retrieval that stays sharp at scale".
 """
 from __future__ import annotations
 
@@ -57,9 +55,7 @@ class LinkingCapped(UserWarning):
 
 @dataclasses.dataclass(frozen=True)
 class Match:
-    """One linked entity: node ``name``, question text ``surface``, tier ``method``, ``score``.
-
-    ``score`` is in [0, 1] (1.0 for exact and alias matches)."""
+    """One linked entity: node ``name``, question text ``surface``, tier ``method``, ``score`` in [0, 1]."""
 
     name: str
     surface: str
@@ -68,10 +64,7 @@ class Match:
 
 
 class Links(list):
-    """A ``list`` of :class:`Match` in question order, with how the linking went.
-
-    ``candidates``: nodes the fuzzy and embedding tiers considered; ``capped``: more than
-    ``max_candidates`` found; ``notes``: caps, one-word names rejected for lack of context."""
+    """A ``list`` of :class:`Match` in question order, with ``candidates``, ``capped`` and ``notes``."""
 
     def __init__(self, matches=(), *, candidates: int = 0, capped: bool = False, notes=()):
         super().__init__(matches)
@@ -263,15 +256,10 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
                   embed_threshold: float = 0.9, max_candidates: int = 50) -> Links:
     """The graph's entities a question talks about, found by tiers, cheapest and surest first.
 
-    Tiers, each on the part of the question the earlier ones left: ``exact``/``alias`` (whole
-    names, longest first), ``fuzzy`` (two shared name words, weighted by rarity, or the first and
-    last word) and ``embedding`` (name-like phrases against node names). ``method`` is the
-    deepest tier used. A one-word name that is a :data:`COMMON_WORDS` word or written in lower
-    case is linked only when the question also names a neighbour or one of its relations.
-    ``embed_threshold`` is a cosine (unrelated names score about 0.75-0.85). Beyond
-    ``max_candidates`` only the best are kept, with a :class:`LinkingCapped` warning. Returns
-    an empty :class:`Links` when nothing matches (the caller abstains); raises ``ValueError``
-    for an empty question, an unknown method or a threshold outside [0, 1].
+    Tiers: ``exact``/``alias``, ``fuzzy`` (shared rare name words), ``embedding`` (name-like
+    phrases, cosine ``embed_threshold``); ``method`` is the deepest tier used. A common or lowercase
+    one-word name needs a neighbour or relation in the question. Returns an empty :class:`Links`
+    when nothing matches; raises ``ValueError`` for a bad question, method or threshold.
 
     Examples
     --------

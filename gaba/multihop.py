@@ -1,8 +1,7 @@
 """The multi-hop question pipeline: classify, find the characters, traverse, format, explain.
 
-Taught in chapter *Multi-hop queries in a graph database*. The graph finds the answer
-(:func:`gaba.paths.top_paths`), :func:`format_paths` writes the best paths as sentences with their
-kinship words (:mod:`gaba.data.kinship`), and the model only puts them into words.
+Taught in chapter *Multi-hop queries in a graph database*. The graph finds the answer; the model
+only puts the best paths into words.
 """
 from __future__ import annotations
 
@@ -21,10 +20,9 @@ from .traversal import Path, TraversalStats, node_attribute, symmetric_relations
 
 def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
                  genders: dict[str, str] | None = None, *, kinship_words: bool = True) -> str:
-    """Number the paths and write each one from its first person's point of view: the model's context.
+    """Number the paths, each written from its first person's point of view: the model's context.
 
-    One sentence per hop, then a summary of the chain; ``kinship_words`` adds the kinship word
-    both ways (``aunt``, ``nephew``), computed by :func:`gaba.data.kinship.kinship`, not by the model.
+    ``kinship_words`` adds the kinship word both ways (``aunt``, ``nephew``), computed, not generated.
     """
     lines = []
     for i, p in enumerate(paths, start=1):
@@ -57,14 +55,7 @@ class HopAnswer:
 
 
 def classify_query(G: Any, question: str) -> tuple[str, list[str]]:
-    """``("multi-hop" | "single-hop" | "unknown", characters named)``: two, one or no characters.
-
-    Examples
-    --------
-    >>> from gaba.data.westeros import load_westeros
-    >>> classify_query(load_westeros(), "Who is Jon Snow's father?")
-    ('single-hop', ['Jon Snow'])
-    """
+    """``("multi-hop" | "single-hop" | "unknown", characters named)``: two, one or no characters."""
     ents = find_entities(question, G)
     kind = "multi-hop" if len(ents) >= 2 else "single-hop" if ents else "unknown"
     return kind, ents
@@ -76,9 +67,7 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
                     kinship_words: bool = True) -> HopAnswer:
     """The whole pipeline: classify, find the characters, traverse, format the paths, explain.
 
-    The model (one :func:`gaba.llm.call_llm` call) only puts the best ``top`` paths into words;
-    ``explain=False`` skips it. Raises :class:`~gaba.errors.EntityNotFound` when the question names
-    no character, :class:`~gaba.errors.NoPath` when nothing connects two within ``max_depth`` hops.
+    ``explain=False`` skips the one model call. Raises EntityNotFound (no character named) or NoPath.
 
     Examples
     --------

@@ -24,8 +24,7 @@ __all__ = ["NameIndex", "name_index"]
 
 
 class NameIndex:
-    """Per-graph tables: surface keys of names and aliases, name words and their rarity weights,
-    neighbours and relations (for the one-word rule), name embeddings."""
+    """Per-graph tables: name and alias keys, name words and their weights, neighbours, embeddings."""
 
     def __init__(self, G):
         self.signature = G.number_of_nodes()

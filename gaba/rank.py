@@ -1,7 +1,6 @@
 """Question-aware ranking of gathered facts, so a small context budget keeps the facts that matter.
 
-Taught in chapter "Retrieval that stays sharp at scale": two hops around a popular entity can
-gather hundreds of facts, and "the first 30" keeps the wrong ones.
+Taught in chapter "Retrieval that stays sharp at scale".
 """
 from __future__ import annotations
 
@@ -51,9 +50,8 @@ def _check_facts(facts) -> list[Fact]:
 def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict[str, int]) -> list[float]:
     """Each fact scores the best path from a start entity through it.
 
-    A path scores its embedding similarity and piece coverage (min-max scaled over the paths)
-    plus the share of question words it covers; a word counts by how distinctive it is among
-    the facts at the node the step leaves ("freight" at Kestrel's one freight deal).
+    Path score: embedding similarity and coverage (min-max scaled) plus the share of question words
+    covered, each word weighted by how distinctive it is at the node the step leaves.
     """
     w = COMBINED_WEIGHTS
     V, e = fact_similarity(question, facts, G)
@@ -176,20 +174,10 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
                entities: Sequence[str] | str | None = None) -> list[Fact]:
     """The ``budget`` facts most relevant to a question, best first (ties in sorted fact order).
 
-    Methods (the signals of :mod:`gaba.relevance`):
-
-    - ``"embedding"``: cosine of the question with the fact's evidence sentence;
-    - ``"lexical"``: share of the question's rarity-weighted words in the fact's label and
-      evidence; ``"relation"``: in the label only;
-    - ``"ppr"`` (alias ``"pagerank"``): personalized PageRank flow from the start entities;
-    - ``"hop"``: hop order, the naive baseline;
-    - ``"combined"``: the best path of one or two facts (a beam beyond) from a start entity,
-      so both facts of a two-hop chain rank together.
-
-    ``entities`` are the start entities; by default they are linked from the question
-    (:func:`gaba.link.link_entities`, fuzzy), else the node touching the most facts.
-    Raises ``ValueError`` for a bad ``budget``, ``method`` or question, ``TypeError`` for a
-    fact that is not a 3-tuple of strings.
+    ``method`` (signals of :mod:`gaba.relevance`): ``"embedding"``, ``"lexical"``, ``"relation"``,
+    ``"ppr"`` (``"pagerank"``), ``"hop"`` (naive baseline) or ``"combined"`` (the best path of one or
+    two facts from a start entity). ``entities`` default to those linked from the question. Raises
+    ``ValueError`` for a bad argument, ``TypeError`` for a fact that is not 3 strings.
 
     Examples
     --------

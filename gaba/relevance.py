@@ -1,8 +1,6 @@
 """How much a gathered fact has to do with a question: the signals :mod:`gaba.rank` combines.
 
-Taught in chapter "Retrieval that stays sharp at scale". Text signals read a relation label as
-words, with the fact's evidence sentence; graph signals are hop distance and PageRank flow.
-Fact embeddings and word stems are remembered per graph (:func:`gaba.entities.per_graph`).
+Taught in chapter "Retrieval that stays sharp at scale".
 """
 from __future__ import annotations
 
@@ -43,20 +41,13 @@ def _evidence(G, fact: Fact) -> str | None:
 
 
 def fact_text(G, fact: Fact) -> str:
-    """The evidence sentence of a fact's edge, or the fact rendered as a sentence.
-
-    Examples
-    --------
-    >>> fact_text(None, ("Aurora", "supplies_cells_to", "Kestrel"))
-    'Aurora supplies cells to Kestrel.'
-    """
+    """The evidence sentence of a fact's edge, or the fact rendered as a sentence."""
     s, r, o = fact
     return _evidence(G, fact) or f"{s} {_label_words(r).lower()} {o}."
 
 
 def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:
-    """``entities`` among the facts' nodes, else those linked from the question (fuzzy), else the
-    node touching the most facts."""
+    """``entities`` among the facts' nodes, else linked from the question, else the busiest node."""
     nodes = {x for s, _, o in facts for x in (s, o)}
     if entities is not None:
         if isinstance(entities, str):
@@ -186,10 +177,7 @@ def _without(text: str, names: Iterable[str]) -> str:
 
 
 def word_matches(question: str, facts: list[Fact], G, starts: Sequence[str], *, label_only: bool = False):
-    """(fact x question-word match matrix, word weights ``log(1 + n / df)`` over the facts).
-
-    Start entities' names are left out of the question, each fact's own end names out of its text.
-    """
+    """(fact x question-word match matrix, word weights ``log(1 + n / df)``), entity names left out."""
     names = list(starts)
     for s in starts:
         raw = G.nodes[s].get("aliases") if G is not None and s in G else None

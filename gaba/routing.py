@@ -1,7 +1,6 @@
 """Routing a question to the retriever built for it, and answering with it.
 
-Taught in chapters "Graph RAG and multi-hop reasoning" (graph or flat, :func:`route_question`)
-and "Global questions" (local, global or flat, :func:`route`; :func:`ask` also answers).
+Taught in chapters "Graph RAG and multi-hop reasoning" and "Global questions".
 """
 from __future__ import annotations
 
@@ -62,10 +61,8 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
                default: str | None = None) -> tuple[str | None, str]:
     """The rule-based first pass: ``(route, reason)``, or ``(None, reason)`` when unsure.
 
-    Decides when the cues of exactly one route match. With no cue: ``default`` if given, else,
-    with ``G``, the first route of :data:`TRAVERSALS` in ``rules`` when the question names an
-    entity of ``G`` (a question about one named thing is a question for its neighbourhood); a
-    route of :data:`TRAVERSALS` always needs an entity of ``G`` in the question.
+    Decides when exactly one route's cues match; with none, ``default``, else (with ``G``) a
+    traversal route when the question names an entity of ``G``.
     """
     q = " ".join(question.lower().split())
     hits = {r: [p for p in pats if re.search(p, q)] for r, pats in rules.items()}
@@ -101,11 +98,8 @@ def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = Tr
           explain: bool = False, rules: Mapping[str, Sequence[str]] = RULES, default: str | None = None):
     """Choose the retriever for a question: ``"local"``, ``"global"`` or ``"flat"``.
 
-    :func:`rule_route` decides when it can; otherwise the model picks one of the three routes
-    (``use_model``). A question neither can classify, or with fewer than three words, falls back
-    to ``"flat"``, the safest. ``explain=True`` returns a :class:`RouteDecision` saying why.
-    ``rules`` and ``default`` go to :func:`rule_route`; ``use_rules=False`` asks the model about
-    every question.
+    :func:`rule_route` first, then the model (``use_model``); otherwise ``"flat"``, the safest.
+    ``explain=True`` returns a :class:`RouteDecision` saying why.
 
     Examples
     --------
@@ -130,16 +124,7 @@ def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = Tr
 
 
 def route_question(question: str, G=None) -> str:
-    """``"graph"`` for questions about entities and their connections, ``"flat"`` for what a text says.
-
-    :func:`route` with the rule :data:`GRAPH_OR_FLAT` and no model; with ``G``, ``"graph"`` also
-    needs one of its entities in the question.
-
-    Examples
-    --------
-    >>> route_question("What did the news say about Kestrel Motors' new factory?")
-    'flat'
-    """
+    """``"graph"`` for questions about entities and their connections, ``"flat"`` for what a text says."""
     return route(question, G, rules=GRAPH_OR_FLAT, default="graph", use_model=False)
 
 
@@ -175,10 +160,8 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
         flat: Callable[..., tuple[str, Any]] | None = None) -> Answer:
     """Route a question (:func:`route`, or ``route_to``) and answer it with that retriever.
 
-    A global question without ``summaries`` first detects and summarizes the communities (said in
-    ``Answer.note``). ``hops``, ``k``, ``top`` and ``scorer`` go to the local, flat and global
-    retrievers; ``local`` and ``flat`` replace :func:`gaba.rag.graph_rag` and
-    :func:`gaba.rag.flat_rag`.
+    A global question without ``summaries`` first summarizes the communities (said in
+    ``Answer.note``); ``local`` and ``flat`` replace the default retrievers.
 
     Examples
     --------

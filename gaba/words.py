@@ -1,6 +1,5 @@
 """Words of names and questions, compared across spellings: folding, tokens, name words, stems.
 
-Used by :mod:`gaba.link`, :mod:`gaba.nameindex`, :mod:`gaba.node_merge` and :mod:`gaba.relevance`.
 Generic English rules only: no word list of any corpus.
 """
 from __future__ import annotations
@@ -42,8 +41,7 @@ def strip_diacritics(word: str) -> str:
 
 
 def name_tokens(name: str) -> list[str]:
-    """The content words of a name: folded, without diacritics, ``(qualifiers)``, honorifics,
-    connector words, punctuation and possessive ``'s``.
+    """The content words of a name: folded, without diacritics, qualifiers, honorifics or connectors.
 
     Examples
     --------
@@ -57,13 +55,7 @@ def name_tokens(name: str) -> list[str]:
 
 
 def comma_head(name: str) -> list[str] | None:
-    """The :func:`name_tokens` before a comma title, or None for a name without a comma.
-
-    Examples
-    --------
-    >>> comma_head("Thomas Stanley, 1st Earl of Derby"), comma_head("Derby")
-    (['thomas', 'stanley'], None)
-    """
+    """The :func:`name_tokens` before a comma title ("Thomas Stanley, 1st Earl"), or None without a comma."""
     return name_tokens(name.split(",")[0]) if "," in name else None
 
 
@@ -91,8 +83,7 @@ def _stem(word: str) -> str:
 
 
 def word_stems(text: str) -> list[str]:
-    """The content words of a text as light stems: no :data:`STOP_WORDS`, an ``-s``/``-es``/``-ed``/``-ing``
-    ending dropped, cut to five letters ("supplier" ~ "supplies").
+    """The content words of a text as light stems: no stop words, endings dropped, cut to five letters.
 
     Examples
     --------
