@@ -1,7 +1,6 @@
 """Measuring instruments of the benchmarks: repeated timings, test graphs, two backends.
 
-Taught in chapter "Choosing your stack"; the chapter and ``benchmarks/`` time with the same code
-(the scripts' own plumbing, peak memory included, is in ``benchmarks/_common.py``).
+Taught in chapter "Choosing your stack"; ``benchmarks/`` times with the same code.
 """
 from __future__ import annotations
 
@@ -28,14 +27,8 @@ def time_queries(fn: Callable[[Any], Any], queries: Sequence[Any], *, repeat: in
                  warmup: int = 1, size: Callable[[Any], int] | None = None) -> dict:
     """Time ``fn(q)`` for every query: ``warmup`` untimed runs, then ``repeat`` timed.
 
-    Returns ``median_ms`` (median over queries of each query's median run), ``p90_ms`` (over
-    queries) and ``n_queries``; with ``size``, also ``sizes``: ``size`` of each query's last result.
-
-    Examples
-    --------
-    >>> r = time_queries(lambda q: sum(range(q)), [10, 100, 1000], repeat=3)
-    >>> r["n_queries"], r["median_ms"] >= 0
-    (3, True)
+    Returns ``median_ms`` (of per-query medians), ``p90_ms``, ``n_queries``, and with ``size`` the
+    ``sizes`` of each query's last result.
     """
     if repeat < 1 or warmup < 0:
         raise ValueError(f"time_queries needs repeat >= 1 and warmup >= 0, got {repeat} and {warmup}")
@@ -68,10 +61,7 @@ def _check_edges(n_edges: int) -> None:
 
 
 def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
-    """A directed knowledge graph with a scale-free degree distribution and exactly ``n_edges`` edges.
-
-    A Barabási-Albert graph, edges oriented newer -> older node and labelled from
-    :data:`SCALE_FREE_RELATIONS`; nodes ``"E000123"``. A few hubs get thousands of neighbours.
+    """A directed Barabási-Albert graph of exactly ``n_edges`` edges (a few hubs, nodes ``"E000123"``).
 
     Examples
     --------
@@ -100,26 +90,13 @@ def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
 
 
 def family_graph(n_edges: int, *, seed: int = 0):
-    """A family graph of exactly ``n_edges`` edges, all degrees small (:func:`~gaba.data.westeros.synthetic_genealogy`).
-
-    Examples
-    --------
-    >>> family_graph(500).number_of_edges()
-    500
-    """
+    """A family graph of exactly ``n_edges`` edges, all degrees small."""
     _check_edges(n_edges)
     return synthetic_genealogy(n_edges=n_edges, seed=seed)
 
 
 def sample_starts(G, k: int, *, seed: int = 0) -> list[Hashable]:
-    """``k`` start nodes drawn uniformly (reproducibly) from the nodes that have an edge.
-
-    Examples
-    --------
-    >>> G = scale_free_graph(100)
-    >>> sample_starts(G, 3) == sample_starts(G, 3)
-    True
-    """
+    """``k`` start nodes drawn uniformly (reproducibly) from the nodes that have an edge."""
     nodes = sorted((v for v in G if G.degree(v) > 0), key=str)
     if not nodes:
         raise ValueError("the graph has no edges to start from")
@@ -128,13 +105,7 @@ def sample_starts(G, k: int, *, seed: int = 0) -> list[Hashable]:
 
 
 def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
-    """``k`` node pairs ``(a, b)`` at undirected distance exactly ``distance`` (fewer if not found).
-
-    Examples
-    --------
-    >>> len(sample_pairs(scale_free_graph(200), 3, distance=2))
-    3
-    """
+    """``k`` node pairs ``(a, b)`` at undirected distance exactly ``distance`` (fewer if not found)."""
     import networkx as nx
 
     if distance < 1:
@@ -182,11 +153,7 @@ def store_gather_facts(store, entities: Sequence[str] | str, hops: int = 2, *,
 
 def traversal_operations(graph, *, hops: int = 2, depth: int = 3, path_depth: int = 4,
                          limit: int = 100, timeout: float = 60.0) -> dict[str, tuple[Callable, str]]:
-    """The three measured operations on a NetworkX graph or a FalkorStore: ``{name: (function, kind)}``.
-
-    Fact gathering, :func:`gaba.paths.neighbors` and :func:`gaba.paths.paths_between`; kind
-    ``"start"`` takes a node, ``"pair"`` a ``(source, target)`` tuple.
-    """
+    """The three measured operations: ``{name: (function, kind)}``, kind ``"start"`` or ``"pair"``."""
     facts = (lambda s: store_gather_facts(graph, [s], hops, timeout=timeout)) if _is_store(graph) \
         else (lambda s: gather_facts(graph, [s], hops))
     return {
@@ -207,9 +174,8 @@ def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Seque
                      warmup: int = 1, reference: str = "networkx", **options) -> list[dict]:
     """Time the traversal operations on each backend (name -> graph or store) with the same queries.
 
-    ``options`` go to :func:`traversal_operations`. One row per (operation, backend): the
-    :func:`time_queries` fields, ``mean_result``, ``timed_out`` (queries cut), ``same_result`` (as
-    many items per query as on ``reference``) and ``ratio`` (median / reference median).
+    One row per (operation, backend): :func:`time_queries` fields, ``mean_result``, ``timed_out``,
+    ``same_result`` and ``ratio`` (median / ``reference`` median).
 
     Examples
     --------

@@ -1,8 +1,4 @@
-"""Helpers for the book's notebooks (used by every chapter; no chapter teaches them).
-
-MyST-NB's ``{glue:}`` role would show a glued string through its ``repr``, in quotes;
-:func:`glue` shows strings as plain text.
-"""
+"""Helpers for the book's notebooks: :func:`glue` shows strings as plain text, not in quotes."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,13 +7,7 @@ __all__ = ["Plain", "glue"]
 
 
 class Plain:
-    """A string whose plain-text representation is the string itself, without quotes.
-
-    Examples
-    --------
-    >>> Plain("10/15 = 0.67")
-    10/15 = 0.67
-    """
+    """A string whose plain-text representation is the string itself, without quotes."""
 
     def __init__(self, text: str) -> None:
         self.text = str(text)

@@ -1,8 +1,6 @@
 """What the model's calls cost: the recorded calls, the local model's measured speed, assumed prices.
 
-Taught in chapter "Choosing your stack": :func:`cache_entries` (tokens and seconds of recorded
-calls), :func:`model_rates` (the committed run of ``benchmarks/model_throughput.py``) and
-:func:`cost_per_1k` (dollars at :data:`ASSUMED_PRICES`).
+Taught in chapter "Choosing your stack".
 """
 from __future__ import annotations
 
@@ -15,15 +13,8 @@ from .config import ASSETS, get_settings
 def cache_entries(*, purpose: str | None = None, cache_dir: str | Path | None = None) -> list[dict]:
     """The recorded model calls in the response cache, one dict per readable entry, by key.
 
-    Each has ``key``, ``purpose``, ``backend``, ``model``, ``prompt_tokens``, ``completion_tokens``,
-    ``seconds`` (when recorded) and ``recorded_at``. ``purpose`` keeps the entries whose purpose
-    contains it (case-insensitive); ``cache_dir`` defaults to the configured cache.
-
-    Examples
-    --------
-    >>> rows = cache_entries(purpose="preface")
-    >>> all("preface" in r["purpose"].lower() for r in rows)
-    True
+    Keys: ``key, purpose, backend, model, prompt_tokens, completion_tokens, seconds, recorded_at``;
+    ``purpose`` filters (case-insensitive substring).
     """
     folder = Path(cache_dir) if cache_dir is not None else get_settings().cache_dir
     needle = purpose.lower() if purpose else None
@@ -52,15 +43,8 @@ MODEL_BENCHMARK = ASSETS / "data" / "bench" / "model_throughput.csv"
 def model_rates(path: str | Path | None = None) -> dict[str, float]:
     """The local model's measured speed, from the committed benchmark run (:data:`MODEL_BENCHMARK`).
 
-    Returns ``prompt_tok_s`` and ``gen_tok_s`` (medians), ``extraction_s`` (median seconds per news
-    document), ``load_avg`` (during the calls) and ``n`` (probes per rate). FileNotFoundError
-    without the file; ValueError when it has no live rows (made with ``--no-live``).
-
-    Examples
-    --------
-    >>> rates = model_rates()
-    >>> rates["prompt_tok_s"] > rates["gen_tok_s"] > 0
-    True
+    Returns ``prompt_tok_s``, ``gen_tok_s``, ``extraction_s``, ``load_avg`` and ``n``. Raises
+    FileNotFoundError without the file, ValueError when it has no live rows.
     """
     import csv
 

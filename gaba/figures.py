@@ -6,11 +6,7 @@ from collections.abc import Sequence
 
 def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], *,
                      branching: dict[str, float] | None = None, ax=None):
-    """Path counts against depth on a log axis: measured series and ``b ** k`` reference lines.
-
-    Taught in chapter *Multi-hop queries in a graph database*. ``series`` maps a label to counts,
-    one per depth (zeros are not drawn); ``branching`` a label to the ``b`` of a dashed ``b ** depth``
-    line. Returns the matplotlib Axes.
+    """Path counts against depth on a log axis, with dashed ``b ** k`` lines for ``branching``; the Axes.
 
     Examples
     --------

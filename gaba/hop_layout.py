@@ -1,8 +1,4 @@
-"""What the hop explorer of :mod:`gaba.widgets` shows, computed in Python: layout and reach by hop.
-
-Taught in chapter "Graph RAG and multi-hop reasoning". The browser only displays, so the
-explorer's counts are exactly those of :func:`gaba.graph.gather_facts`.
-"""
+"""What the hop explorer of :mod:`gaba.widgets` shows, computed in Python: layout and reach by hop."""
 from __future__ import annotations
 
 import hashlib
@@ -78,18 +74,8 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
                   max_facts: int | None = None) -> dict[str, Any]:
     """Everything the hop explorer displays, as JSON-ready data (layout and traversal from Python).
 
-    ``entity`` is preselected (default: the node of highest degree); ``max_hops`` is 1 to 6;
-    ``seed`` fixes the spring layout. ``reach`` holds, for each entity, the fact indices first
-    gathered and the node indices first reached at each hop. A graph over ``max_nodes`` or
-    ``max_facts`` is shown as an excerpt and the result carries ``truncated``.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> _ = G.add_edge("A", "B", key="R", relation="R")
-    >>> explorer_data(G, "A")["facts"]
-    [['A', 'R', 'B']]
+    ``reach``: per entity, the facts and nodes first reached at each hop (``max_hops`` 1 to 6). A
+    graph over ``max_nodes`` or ``max_facts`` is an excerpt, marked ``truncated``.
     """
     if G.number_of_nodes() == 0:
         raise ValueError("the hop explorer needs a non-empty graph; build one with build_knowledge_graph().")

@@ -1,15 +1,7 @@
 """Self-checks for the book's two labs, in the manner of a course autograder.
 
-Taught in the Build lab and the Evaluate lab. Each checker reads the objects the reader built
-(no model calls) and returns a :class:`LabReport`: every check ticked or crossed, with a hint.
-
-Examples
---------
->>> print(LabReport("demo", [Check("a check", True), Check("another", False, "fix this")]))
-demo: 1 of 2 checks passed
-  [x] a check
-  [ ] another
-      hint: fix this
+Taught in the Build lab and the Evaluate lab. Each checker reads what the reader built (no model
+call) and returns a :class:`LabReport`: every check ticked or crossed, with a hint.
 """
 from __future__ import annotations
 
@@ -93,12 +85,9 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
                     supplier_answer: str = "Voltaic Dynamics") -> LabReport:
     """Check the Build lab.
 
-    ``answers_by_hops`` and ``chain_answers`` map a hop count to a ``graph_rag`` answer: the
-    supplier-competitor question at hops 1 and 2, the reader's chain question at hops 1 to 3.
-    ``corpus`` is the reader's copy of the corpus, new document included, kept at ``corpus_path``
-    (not the shipped ``assets/data/kg/news_snippets.json``); ``graph`` is rebuilt from it.
-    ``chain`` is the chain question's start entity and the entity that answers it. ``tradeoff``
-    is a DataFrame, one row per hop count 1-4: ``hops``, ``facts``, ``relevant`` (0-1), ``tokens``.
+    ``answers_by_hops``/``chain_answers``: hop count -> ``graph_rag`` answer; ``corpus``: the
+    reader's copy, saved at ``corpus_path``; ``chain``: (start entity, answer); ``tradeoff``: one
+    row per hop count 1-4 with ``hops``, ``facts``, ``relevant``, ``tokens``.
     """
     import networkx as nx
 
@@ -192,13 +181,7 @@ def _check_tradeoff(df) -> Check:
 
 # ------------------------------------------------------------------------ evaluate lab
 def check_evaluate_lab(cases, results, *, graph, rates=None, min_trials: int = 3) -> LabReport:
-    """Check the Evaluate lab.
-
-    ``cases`` are the reader's five questions (three answerable, two not answerable from the
-    graph) and ``results`` is ``gaba.evaluate.run_eval``'s table for Graph RAG on them. ``rates``,
-    optional, is ``answer_abstain_rates``' output or a dict with ``answer_rate``, ``abstain_rate``,
-    ``answer_n``, ``abstain_n``, ``answer_ci`` and ``abstain_ci``.
-    """
+    """Check the Evaluate lab: the reader's five ``cases``, ``run_eval``'s ``results``, optional ``rates``."""
     checks: list[Check] = []
     cases = list(cases)
     n_ans = sum(bool(c.answerable) for c in cases)

@@ -35,9 +35,7 @@ def _norm(item: Any) -> Any:
 
 
 def evidence_recall(retrieved: Iterable, gold: Iterable) -> float:
-    """Fraction of the ``gold`` evidence found in what a retriever returned (triples, passages or ids).
-
-    Items compare whole, case-folded, whitespace collapsed.
+    """Fraction of the ``gold`` evidence found in what a retriever returned (case-folded, whole items).
 
     >>> evidence_recall(["d3", "d9"], ["d3", "D7 "])
     0.5
@@ -52,13 +50,7 @@ def evidence_recall(retrieved: Iterable, gold: Iterable) -> float:
 
 def take_within_budget(items: Iterable, budget: int | None, *,
                        size: Callable[[Any], int] | None = None) -> list:
-    """The longest prefix of ``items`` whose total size fits in ``budget`` tokens (None: all).
-
-    ``size`` defaults to :func:`gaba.evaluate.context_tokens` of one item.
-
-    >>> take_within_budget(["one two", "three four five", "six"], 4)
-    ['one two']
-    """
+    """The longest prefix of ``items`` whose total size fits in ``budget`` tokens (None: all)."""
     items = list(items)
     if budget is None:
         return items
@@ -69,11 +61,7 @@ def take_within_budget(items: Iterable, budget: int | None, *,
 
 
 def retrieval_summary(df, by: Sequence[str] = ("size", "method")):
-    """All-evidence rate per group with Wilson 95% interval, plus mean recall and context size.
-
-    Takes :func:`budget_recall`'s rows; returns columns ``*by, k, n, rate, low, high,
-    mean_recall, median_tokens, p90_tokens, mean_ms`` (the 90th percentile shows hub questions).
-    """
+    """All-evidence rate per group with Wilson 95% interval, plus mean recall and context size."""
     by = list(by)
     out = _rate_table(df.assign(case=df.get("question", df.get("example"))), by, "all_evidence", "trial")
     extra = df.groupby(by, observed=True, sort=True).agg(
@@ -88,13 +76,8 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
                   embed: Callable | None = None, progress: bool = True):
     """Evidence recall of graph traversal and flat retrieval at equal context budgets (tokens).
 
-    Flat takes the sentences of the pooled paragraphs, most similar paragraph first; graph takes
-    the facts around the question's named entities as sentences, in the order of each of
-    ``rankers`` (``None``: hop order; or ``rank(question, facts, G) -> facts``). The graph is
-    built from ``triples`` (title -> [(subject, relation, object, sentence)]) or the examples'
-    evidence triples; examples without evidence triples are skipped. Returns one row per
-    example x budget x method: ``example, kind, budget, method, recall, all_evidence, linked,
-    context_tokens, seconds``.
+    ``rankers`` order the graph's facts (``None``: hop order). Returns one row per example x budget
+    x method: ``example, kind, budget, method, recall, all_evidence, linked, context_tokens, seconds``.
     """
     import pandas as pd
     from tqdm.auto import tqdm
@@ -157,14 +140,7 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
 
 def plot_retrieval(summary, ax=None, *, x: str = "size", y: str = "rate", hue: str = "method",
                    logx: bool = True, xlabel: str | None = None, ylabel: str | None = None):
-    """Lines of a :func:`retrieval_summary` column against ``x``, one per ``hue`` value
-    (:func:`gaba.scaling.plot_scaling`, every series drawn, each ``x`` value a tick).
-
-    >>> import pandas as pd
-    >>> s = pd.DataFrame({"size": [10, 100], "method": ["flat"] * 2, "mean_recall": [0.5, 0.4]})
-    >>> len(plot_retrieval(s, y="mean_recall").lines)
-    1
-    """
+    """Lines of a :func:`retrieval_summary` column against ``x``, one per ``hue`` value."""
     for col in (x, y, hue):
         if col not in summary.columns:
             raise KeyError(f"summary has no column {col!r}; pass the output of retrieval_summary")
@@ -180,11 +156,8 @@ def plot_retrieval(summary, ax=None, *, x: str = "size", y: str = "rate", hue: s
 def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], hops: int = 2, k: int = 2):
     """Did each system's retrieval hand over the gold evidence? Retrieval only, no model call.
 
-    For each answerable case with ``evidence`` (``(subject, relation, object, doc_id)``), a gold
-    fact counts for the graph when a fact within ``hops`` joins its two entities (either way,
-    any label), and for flat when its document is among the ``k`` that
-    :func:`gaba.rag.flat_retrieve` returns. Returns one row per case: ``case, kind,
-    graph_recall, graph_has_evidence, graph_facts, flat_recall, flat_has_evidence``.
+    One row per case: ``case, kind, graph_recall, graph_has_evidence, graph_facts, flat_recall,
+    flat_has_evidence``.
     """
     import pandas as pd
 

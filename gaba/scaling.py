@@ -1,9 +1,4 @@
-"""Retrieval at scale: the experiments of chapter "Retrieval that stays sharp at scale" and their plot.
-
-:func:`scaling_experiment` asks planted two-hop questions of growing synthetic corpora;
-:func:`linking_recall` measures entity linking on a benchmark sample; :func:`plot_scaling`
-draws measures against size (also for ``benchmarks/``).
-"""
+"""Retrieval at scale: the experiments of chapter "Retrieval that stays sharp at scale" and their plot."""
 from __future__ import annotations
 
 import statistics
@@ -56,15 +51,9 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
                        flat: bool = True, progress: bool = True):
     """Both-facts recall and context size of the :data:`SYSTEMS` on growing synthetic corpora.
 
-    Retrieval only, no model call: flat top-``k`` documents, every fact within ``hops`` of the
-    named entities, those facts cut to ``budget`` in hop order, or cut by
-    :func:`gaba.rank.rank_facts` (``method``, and one system per other method of ``methods``).
-    ``generator(n_docs, n_questions=..., seed=...)`` (default
-    :func:`gaba.data.synthetic.make_scaling_corpus`) must give corpora nested across ``sizes``,
-    so the largest one's documents are embedded once. ``flat=False`` skips flat top-k.
-
-    Returns a DataFrame, one row per size x question x system: ``size, question, kind, budget,
-    system, both_facts, facts, words, ms`` (``ms``: that step alone: search, traversal or ranking).
+    Retrieval only, no model call. ``generator`` must give corpora nested across ``sizes`` (the
+    largest is embedded once). Returns a DataFrame, one row per size x question x system: ``size,
+    question, kind, budget, system, both_facts, facts, words, ms``.
     """
     import pandas as pd
     from tqdm.auto import tqdm
@@ -126,17 +115,7 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
 
 
 def summarize_scaling(df):
-    """Per size and system: both-facts rate with Wilson 95% interval, median facts and words, mean ms.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"size": [14, 14], "question": ["q0", "q1"], "kind": ["a", "a"],
-    ...                    "system": ["flat top-k"] * 2, "both_facts": [True, False],
-    ...                    "facts": [None, None], "words": [100, 120], "ms": [0.1, 0.1]})
-    >>> summarize_scaling(df)[["size", "system", "n", "rate", "words"]].to_dict("records")
-    [{'size': 14, 'system': 'flat top-k', 'n': 2, 'rate': 0.5, 'words': 110.0}]
-    """
+    """Per size and system: both-facts rate with Wilson 95% interval, median facts and words, mean ms."""
     by = ["size", "system"]
     rates = _rate_table(df.assign(case=df["question"]), by, "both_facts", "trial")
     extra = df.groupby(by, observed=True, sort=True).agg(
@@ -152,12 +131,8 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
                  ylabel: str | None = None, logx: bool = True, logy: bool | None = None):
     """Each column of ``y`` against ``x``, one panel per column, one line per series: the book's line plot.
 
-    The defaults draw :func:`summarize_scaling`'s table. ``series`` columns, joined with " / ",
-    name the lines. ``styles`` (default :data:`STYLES`) maps a line's name to matplotlib style
-    (``label``: a template filled from its first row): only styled lines are drawn, or all, in
-    order of appearance, when none is. Rows without the column are skipped. The x axis is log
-    (``logx``), the y axis too (``logy``) except for a ``rate``, drawn on [0, 1] with its
-    ``low``/``high`` interval. Returns the axes (one Axes when ``y`` is one column).
+    ``series`` columns name the lines; ``styles`` (default :data:`STYLES`) selects and styles them.
+    A ``rate`` is drawn on [0, 1] with its ``low``/``high`` interval. Returns the axes.
 
     Examples
     --------
@@ -222,9 +197,7 @@ LINKING_SYSTEMS = ("exact names", "exact names + merged nodes", "linked (exact, 
 def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
     """How often every gold evidence triple is within ``hops`` of the entities a question links to.
 
-    One graph of the examples' gold triples (so this measures linking, not extraction), for each
-    of :data:`LINKING_SYSTEMS`. Returns one dict per system: ``system, n, all_evidence, low,
-    high, no_entity, median_facts, median_words, link_ms, merged``.
+    One dict per :data:`LINKING_SYSTEMS` entry: ``system, n, all_evidence, low, high, no_entity, ...``.
     """
     examples = [e for e in examples if e.evidence_triples]
     if not examples:

@@ -1,9 +1,7 @@
 """The hop explorer: pick an entity, expand hop by hop, see which facts the traversal gathers.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". One JavaScript renderer draws the data of
-:func:`gaba.hop_layout.explorer_data`, live in a notebook (an ``anywidget`` widget) or in the
-static book (self-contained HTML, nothing from a CDN). Stable selectors for tests:
-``.hop-explorer``, ``g.node[data-name]``, ``button.hx-more``, ``li.fact[data-hop]`` and others.
+Taught in chapter "Graph RAG and multi-hop reasoning". Live in a notebook (``anywidget``) or as
+self-contained HTML in the static book.
 """
 from __future__ import annotations
 
@@ -36,17 +34,7 @@ def _script_json(data: Any) -> str:
 
 def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: int = 3,
                       seed: int = 7) -> str:
-    """The self-contained HTML of the hop explorer (inline SVG, CSS and JavaScript; no network).
-
-    A ``<noscript>`` fallback lists the preselected entity's facts, so the page is never blank.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph(); _ = G.add_edge("A", "B", key="R", relation="R")
-    >>> "hop-explorer" in hop_explorer_html(G, "A")
-    True
-    """
+    """The self-contained HTML of the hop explorer (no network; a ``<noscript>`` fallback lists facts)."""
     return _page(explorer_data(G, entity, max_hops=max_hops, seed=seed), hops)
 
 
@@ -142,9 +130,7 @@ def hop_explorer(G, entity: str | None = None, *, hops: int = 1, max_hops: int =
                  live: bool | None = None):
     """The interactive hop explorer of a knowledge graph: click a node, add or remove hops.
 
-    ``entity`` is preselected (default: the node with the most edges); ``live=True`` returns the
-    anywidget widget, ``False`` a static HTML object (default: the widget if ``anywidget`` is
-    installed). Both carry the static HTML, which is what the built book shows.
+    ``entity`` is preselected (default: most edges); ``live=False`` returns static HTML.
 
     Examples
     --------
