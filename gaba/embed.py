@@ -86,12 +86,6 @@ def embed_texts(texts: Sequence[str], *, kind: str = "passage", progress: bool |
 
     ``texts`` must be a sequence (a single string is a TypeError); ``kind``: ``"query"`` for
     questions, ``"passage"`` for documents and facts.
-
-    Examples
-    --------
-    >>> V = embed_texts(["Aurora Cell Works supplies batteries.", "A recipe for bread."])
-    >>> V.shape
-    (2, 384)
     """
     if isinstance(texts, str):
         raise TypeError("embed_texts takes a list of strings; wrap a single text as [text].")

@@ -158,11 +158,6 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     A long document goes passage by passage (ids ``"wp01#2"``); a corrupt entry is re-extracted; a
     failure lands in ``Extraction.failed``. Results keep document order. Raises DocumentError before
     any call, CacheMiss offline for an unrecorded extraction.
-
-    Examples
-    --------
-    >>> extract_corpus(["Acme said so."], progress=False).cache
-    {'hits': 0, 'misses': 1, 'rebuilt': 0}
     """
     from tqdm import tqdm
 

@@ -48,15 +48,7 @@ def atomic_writer(path: str | os.PathLike, *, binary: bool = False,
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` with :func:`atomic_writer` (newlines as given); return the path.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> p = atomic_write_text(pathlib.Path(tempfile.mkdtemp()) / "sub" / "a.txt", "hello\\n")
-    >>> p.read_text(), oct(p.stat().st_mode & 0o777) == oct(default_mode())
-    ('hello\\n', True)
-    """
+    """Write ``text`` to ``path`` with :func:`atomic_writer` (newlines as given); return the path."""
     with atomic_writer(path, encoding=encoding) as f:
         f.write(text)
     return Path(path)

@@ -133,13 +133,6 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
 
     ``series`` columns name the lines; ``styles`` (default :data:`STYLES`) selects and styles them.
     A ``rate`` is drawn on [0, 1] with its ``low``/``high`` interval. Returns the axes.
-
-    Examples
-    --------
-    >>> rows = [{"n": 10, "ms": 1.0, "who": "a"}, {"n": 100, "ms": 3.0, "who": "a"}]
-    >>> ax = plot_scaling(rows, x="n", y="ms", series="who")
-    >>> len(ax.lines)
-    1
     """
     import matplotlib.pyplot as plt
 

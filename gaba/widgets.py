@@ -14,8 +14,7 @@ from typing import Any
 from .graph import gather_facts
 from .hop_layout import explorer_data
 
-#: The renderer ``renderHopExplorer(el, data, state, onChange)`` and its style, shared by the
-#: static page and the widget; kept as files beside the package (``gaba/static``).
+#: The renderer and its style (``gaba/static``), shared by the static page and the widget.
 _STATIC = Path(__file__).parent / "static"
 _JS_RENDERER = (_STATIC / "hop_explorer.js").read_text(encoding="utf-8")
 _CSS = (_STATIC / "hop_explorer.css").read_text(encoding="utf-8")
@@ -131,13 +130,6 @@ def hop_explorer(G, entity: str | None = None, *, hops: int = 1, max_hops: int =
     """The interactive hop explorer of a knowledge graph: click a node, add or remove hops.
 
     ``entity`` is preselected (default: most edges); ``live=False`` returns static HTML.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph(); _ = G.add_edge("A", "B", key="R", relation="R")
-    >>> "li" in hop_explorer(G, "A", live=False)._repr_html_()
-    True
     """
     if live is None:
         try:

@@ -183,12 +183,6 @@ def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHo
     """Read a HotpotQA distractor-setting file (a JSON array or JSON Lines; see :data:`SOURCES`).
 
     ``limit`` reads only the first records; a malformed record raises ``DocumentError``.
-
-    Examples
-    --------
-    >>> ex = load_hotpotqa(SAMPLE_DIR / SAMPLE_FILES["hotpotqa"], limit=2)
-    >>> len(ex), ex[0].source, ex[0].evidence_triples
-    (2, 'hotpotqa', ())
     """
     return [_titled_example(rec, f"{Path(path).name} record {n}", "hotpotqa")
             for n, rec in _records(path, "hotpotqa", limit)]

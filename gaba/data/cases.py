@@ -19,11 +19,6 @@ class Case:
     An answerable case passes when the answer contains every ``expected`` string (any case) and does
     not abstain; an unanswerable one when it abstains. ``kind``: ``"single-fact"``, ``"two-hop"``,
     ``"three-hop"`` or ``"unanswerable"``; ``evidence``: gold facts for retrieval-only metrics.
-
-    Examples
-    --------
-    >>> Case("Who runs Acme?", ["ada"], "single-fact").answerable
-    True
     """
 
     question: str

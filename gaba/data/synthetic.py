@@ -262,14 +262,7 @@ def make_scaling_corpus(n_docs: int, *, n_questions: int = 50, seed: int = 0) ->
     """Generate ``n_docs`` documents of fictional company news with planted two-hop questions.
 
     Deterministic; for one ``seed`` and ``n_questions`` a smaller corpus is a subset of a larger one.
-    No document states both facts of a question. Raises ``ValueError`` for ``n_docs < 2`` or
-    ``n_questions < 1``.
-
-    Examples
-    --------
-    >>> c = make_scaling_corpus(140, n_questions=10)
-    >>> len(c.documents), len(c.questions)
-    (140, 10)
+    No document states both facts of a question. ValueError for ``n_docs < 2`` or ``n_questions < 1``.
     """
     _check_args(n_docs, n_questions, seed)
     world = World(seed)
