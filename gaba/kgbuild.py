@@ -50,8 +50,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     rule_triples: set[Triple] = set()
     if cooccurrence:
         linked = {frozenset((t.subject, t.object)) for t in triples}
-        # a one-word capitalised run may be an ordinary word at a sentence start ("Later"):
-        # the rule links it only if the model used it as a name somewhere in the corpus
+        # a one-word run ("Later") is linked only if the model used it as a name somewhere
         used = {m.casefold() for n in names for m in (n, table.get(n, n))}
         raw = [r for d in docs for r in cooccurrence_triples(
             d, [n for n in candidate_names(d["text"]) if " " in n or n.casefold() in used])]

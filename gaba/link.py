@@ -159,7 +159,6 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, report):
             for node in idx.by_word[w]:
                 shared[node].add(w)
     # candidates share two words with the question, one of them rare among the graph's names
-    # ("company", in hundreds of names, cannot pick out an entity on its own)
     rare = max(20, len(idx.names) // 100)
     cands = sorted(n for n, ws in shared.items()
                    if len(ws) >= 2 and any(len(idx.by_word[w]) <= rare for w in ws))

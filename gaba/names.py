@@ -183,8 +183,7 @@ def strip_title(name: str, *, extended: bool = False) -> str:
 
 #: Lowercase words inside one name ("University of Caldermoor"); not "and", which joins two names.
 NAME_CONNECTORS = ("of the", "of", "de", "du", "del", "della", "der", "van", "von", "da", "di", "la", "le")
-#: A name word: a capital, or a brand's one lowercase letter or a number and hyphen before one
-#: ("eBay", "iPhone", "7-Eleven"); never a capital inside another word ("pH" names nothing).
+#: A name word: capitalised, or a brand such as "eBay", "iPhone", "7-Eleven" (but "pH" names nothing).
 _CAP = r"(?<![\w&'’])(?:[a-z](?=[A-Z][a-z])|\d+-(?=[A-Z][a-z]))?[A-Z][\w&'’-]*"
 _CONNECT = "|".join([*(c.replace(" ", r"\s+") for c in NAME_CONNECTORS), "&"])   # "Procter & Gamble"
 _NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*")

@@ -19,8 +19,7 @@ ROUTES = ("local", "global", "flat")
 #: Routes that walk the graph from the entities a question names, so they need one of ``G``'s.
 TRAVERSALS = ("local", "graph")
 
-#: Cue patterns of the rule-based first pass: generic question *types*, no domain's relation words
-#: (a question about a relation is recognised by the graph entity it names, see :func:`rule_route`).
+#: Cue patterns of the rule-based first pass: generic question *types*, no domain's relation words.
 RULES: dict[str, tuple[str, ...]] = {
     "local": (
         r"\b(connects?|connected|connection|links?|linked|path|chain|between)\b",

@@ -19,8 +19,7 @@ from .prompts import ENTITY_TYPES
 from .request import FALLBACK_RELATION, schema_relations
 
 
-#: A schema relation whose meaning contains this phrase needs a person as its subject; a fact
-#: written organisation -> person is turned around (read from the schema, never a fixed list).
+#: A relation whose meaning holds this phrase needs a person subject (an organisation -> person fact is turned).
 PERSON_SUBJECT = "subject is a person"
 #: Open predicates longer than this many words are refused (a clause, not a relation).
 MAX_PREDICATE_WORDS = 6

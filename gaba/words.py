@@ -59,8 +59,7 @@ def comma_head(name: str) -> list[str] | None:
     return name_tokens(name.split(",")[0]) if "," in name else None
 
 
-#: Words skipped when words are compared: :data:`gaba.names.FUNCTION_WORDS` and the other generic
-#: English function and question words.
+#: Words skipped when words are compared: generic English function and question words.
 STOP_WORDS = FUNCTION_WORDS | frozenset("""or nor not no is are was were be been being am do does
 did done has have had having can could would should will shall may might must who whom whose which
 what where why how these those there here it its he him his she her hers they them their theirs we

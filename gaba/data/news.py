@@ -24,9 +24,7 @@ NEWS_PATH = KG_DIR / "news_snippets.json"
 GOLD_TRIPLES_PATH = KG_DIR / "gold_triples.json"
 #: Hand-written alias table: short form used in the text -> canonical entity name.
 GOLD_ALIASES_PATH = KG_DIR / "gold_aliases.json"
-#: How the news schema's relations state the same fact two ways, for scoring against its gold
-#: (``gaba.scoring.score_triples(..., **RELATION_FOLDS)``): ``(a, BUYS_FROM, b)`` is
-#: ``(b, SUPPLIES_TO, a)``, and COMPETES_WITH has no direction.
+#: Scoring folds of the news schema: ``(a, BUYS_FROM, b)`` is ``(b, SUPPLIES_TO, a)``; COMPETES_WITH is symmetric.
 RELATION_FOLDS = {"inverse": {"BUYS_FROM": "SUPPLIES_TO"}, "symmetric": ("COMPETES_WITH",)}
 #: File suffixes read from a folder of documents.
 TEXT_SUFFIXES = (".txt", ".md")

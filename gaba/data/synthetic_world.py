@@ -197,8 +197,7 @@ class World:
                     if len(seen_sectors) == want:
                         break
         rng.shuffle(companies)
-        # Popularity: customers follow a steep Zipf law (they become the hubs), suppliers and
-        # investors a flat one (a hub's neighbours are ordinary companies).
+        # Popularity: customers follow a steep Zipf law (the hubs), suppliers and investors a flat one.
         rank: Counter = Counter()
         for c in companies:
             r = rank[c.role]
