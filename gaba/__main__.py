@@ -214,11 +214,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; return the exit code (0 ok, 1 error, 2 usage, 130 interrupted).
-
-    Errors and warnings print one line each (``error: ...``, ``warning: ...``); ``--debug`` adds
-    the traceback.
-    """
+    """Run one command; return the exit code (0 ok, 1 error, 2 usage, 130 interrupted)."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:       # usage error (argparse printed it) or --help

@@ -1,9 +1,7 @@
 """Answering from graph facts: the answering prompt, and the grounding rule that checks a reply.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". :func:`answer_prompt` (and
-:func:`flat_prompt`, over passages) asks the model to copy the facts it used before its answer;
-:func:`check_grounding` accepts the answer only when it cites a given fact and names an entity of
-it (or of a given fact next to it), else the system says :data:`ABSTAIN`.
+Taught in chapter "Graph RAG and multi-hop reasoning". The prompts ask the model to copy the facts
+it used; :func:`check_grounding` accepts an answer only when those facts support it.
 
 Examples
 --------
@@ -26,8 +24,7 @@ from .names import whole_words
 ABSTAIN = "I don't know"
 #: A copied sentence matches a fact when their similarity (rapidfuzz partial ratio) reaches this.
 CITATION_SIMILARITY = 90
-#: A copy must be at least this share of the sentence it matches: "Facts used: Voltaic" cites nothing,
-#: while a copy that drops a short lead-in ("Analysts said ...") still counts.
+#: A copy must be at least this share of the sentence it matches ("Facts used: Voltaic" cites nothing).
 MIN_COPY_SHARE = 0.75
 
 __all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "fact_chains", "answer_prompt", "flat_prompt",
@@ -45,12 +42,9 @@ def _one_line(text: str) -> str:
 
 
 def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
-    """The facts as an indented outline that starts at the question's ``entities``.
+    """The facts as an indented outline from the question's ``entities``, breadth first.
 
-    Each entity sits under the entity one hop closer to the question (breadth first), so a fact
-    and the facts indented under it read as a chain. Facts between the same two entities stay
-    together, a fact between two entities already placed is a leaf, and facts that do not reach
-    an entity come last. Deterministic: the facts are visited in sorted order.
+    A fact and the facts indented under it read as a chain; facts that reach no entity come last.
 
     Examples
     --------
@@ -99,12 +93,9 @@ def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
 
 
 def fact_chains(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
-    """The facts as chains, one line each, that start at the question's ``entities``.
+    """The facts as chains from the question's ``entities``, one line each, joined by arrows.
 
-    When the facts connect two entities of the question, the shortest connection between them
-    comes first. Then every entity's facts are followed outward, breadth first as in
-    :func:`fact_outline`, and each way from an entity to a dead end is one line, its facts
-    joined by arrows. Facts on no line come last, one per line. Reads the facts' entities only.
+    The shortest connection between two question entities comes first; facts on no chain come last.
 
     Examples
     --------
@@ -161,11 +152,8 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
                   chains: Sequence[str] | None = None) -> tuple[str, str]:
     """The (system, user) messages of the Graph RAG answering call.
 
-    Facts (as sentences) and their evidence sentences are sorted, so the prompt is byte-identical
-    across runs and cacheable; ``keep_order=True`` keeps the order given (duplicates dropped).
-    With ``outline`` (the question's entities), the facts are laid out by :func:`fact_outline`
-    and the prompt says how to read the indentation; with ``chains`` (the question's entities),
-    by :func:`fact_chains`, one chain a line.
+    Facts and evidence are sorted (a cacheable prompt) unless ``keep_order``; ``outline`` or
+    ``chains`` (the question's entities) lay the facts out by :func:`fact_outline` or :func:`fact_chains`.
 
     Examples
     --------
@@ -256,8 +244,7 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
                 ) -> list[Fact]:
     """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
 
-    A fact is cited when its sentence or one of its ``evidence`` sentences occurs in the copied
-    text, allowing small edits (:data:`CITATION_SIMILARITY`, :data:`MIN_COPY_SHARE`).
+    A fact counts when its sentence or an ``evidence`` sentence of it was copied, small edits allowed.
 
     Examples
     --------
@@ -303,20 +290,15 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                     aliases: Mapping[str, Sequence[str]] | None = None) -> Grounding:
     """Accept an answer only when the facts it cites support it; else say why not.
 
-    Taught in chapter "Graph RAG and multi-hop reasoning". The reply must cite at least one given
-    fact (:func:`cited_facts`), and its answer must name (by name or one of its ``aliases``) an
-    entity other than the question's ``entities`` that belongs to a cited fact, or to a given fact
-    that shares an entity with a cited one: the 1.5B model often copies one link of a two-link
-    chain and answers with the far end of the other. An abstaining reply is accepted as the model's
-    own abstention.
+    The reply must cite a given fact, and its answer must name an entity (or one of its ``aliases``)
+    of a cited fact or of a given fact next to one, other than the question's ``entities``.
+    An abstaining reply is accepted.
 
     Examples
     --------
     >>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
     >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
     'the answer names an entity of a given fact next to a fact it cites'
-    >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Acme", facts, ["Kestrel"]).reason
-    'the answer names no entity of the facts it cites or of the given facts next to them'
     """
     answer = final_answer(reply)
     if is_abstention(answer):

@@ -1,9 +1,6 @@
 """Measuring answers honestly: cases, repeated trials, rates with their intervals.
 
-Taught in chapter "Measuring graph against flat". :func:`run_eval` asks every system every
-:class:`Case` several times; :func:`pass_rates` and :func:`answer_abstain_rates` turn the rows
-into rates with Wilson 95% intervals, printed by :func:`format_rate`. Retrieval-only measures
-are in :mod:`gaba.retrieval_eval`.
+Taught in chapter "Measuring graph against flat". Retrieval-only measures are in :mod:`gaba.retrieval_eval`.
 """
 from __future__ import annotations
 
@@ -32,8 +29,8 @@ __all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "rag_
 def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval ``(low, high)`` for ``k`` successes in ``n`` trials (``z``: normal quantile).
 
-    Unlike ``p +/- z*sqrt(p(1-p)/n)`` it stays inside [0, 1] and is not empty at 0 or n
-    successes. ``n == 0`` gives (0.0, 1.0).
+    Stays inside [0, 1], even at 0 or n successes; ``n == 0`` gives (0.0, 1.0). Raises TypeError
+    for non-integer counts, ValueError unless 0 <= k <= n.
 
     >>> wilson_interval(0, 5)  # doctest: +ELLIPSIS
     (0.0, 0.43448...)
@@ -88,9 +85,8 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=No
                 fact_order: str = rag.DEFAULT_FACT_ORDER) -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.
 
-    ``"flat RAG (top-k)"`` (:func:`gaba.rag.flat_rag`) and ``"graph RAG (h hops)"``
-    (:func:`gaba.rag.graph_rag`; ``", no grounding"``, ``", alphabetical order"``, ``", outline"`` and
-    ``", chains"`` join the name when set). ``k=None`` or ``hops=None`` leaves one out.
+    Flat RAG over the top ``k`` documents and Graph RAG within ``hops`` (its options show in its
+    name); ``None`` leaves one out. Raises ValueError for Graph RAG without ``G``.
 
     >>> list(rag_systems(k=2, hops=None))
     ['flat RAG (top-2)']
@@ -118,13 +114,11 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
              progress: bool = True, concurrency: int = 1):
     """Ask every system every question ``trials`` times and score each answer.
 
-    A system is ``fn(question, seed)`` (plus ``temperature=`` when it takes it) returning the
-    answer or ``(answer, context)``. Trial ``i`` uses seed ``first_seed + i``; at temperature 0
-    the trials are copies (a warning says so). ``on_error="record"`` stores an error on its row
-    instead of raising. ``concurrency`` answers at once in threads (worth 8-16 on a hosted
-    endpoint, nothing on the local model). Returns a DataFrame, one row per case x system x
-    trial: ``case, question, kind, answerable, system, trial, seed, answer, abstained, passed,
-    context_tokens, seconds, error``.
+    A system is ``fn(question, seed)`` (plus ``temperature=`` if it takes it) returning the answer
+    or ``(answer, context)``; trial ``i`` uses seed ``first_seed + i``. ``on_error="record"`` stores
+    an error on its row instead of raising; ``concurrency`` answers in threads. Returns a DataFrame,
+    one row per case x system x trial: ``case, question, kind, answerable, system, trial, seed,
+    answer, abstained, passed, context_tokens, seconds, error``.
 
     >>> df = run_eval([Case("Who runs Acme?", ["ada"], "single-fact")],
     ...               {"a": lambda q, seed: "Ada."}, trials=3, abstained=lambda a: False,
@@ -236,8 +230,8 @@ def _rate_table(df, by: list[str], column: str, unit: str):
 def pass_rates(df, by: Sequence[str] = ("system", "kind"), *, unit: str = "trial"):
     """Pass rate of :func:`run_eval`'s rows per group: columns ``*by, k, n, questions, rate, low, high``.
 
-    ``unit="trial"`` counts every answer (the interval is optimistic: one question's trials are
-    not independent); ``unit="question"`` counts a question passed when most of its trials passed.
+    ``unit="question"`` counts a question passed when most of its trials passed; ``"trial"``
+    counts every answer (an optimistic interval: one question's trials are not independent).
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"system": ["g"] * 4, "case": ["a", "a", "b", "b"],
@@ -252,8 +246,7 @@ def pass_rates(df, by: Sequence[str] = ("system", "kind"), *, unit: str = "trial
 def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "trial"):
     """Answer rate on answerable cases and abstain rate on unanswerable ones, with intervals.
 
-    Both have to be high (always abstaining scores 0 and 1). Columns ``*by, measure, k, n,
-    questions, rate, low, high``.
+    Columns ``*by, measure, k, n, questions, rate, low, high``.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"system": ["g"] * 3, "case": ["a", "b", "c"],
@@ -314,10 +307,9 @@ def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
 
 
 def context_tokens(text: Any) -> int:
-    """Approximate number of model tokens in a context: words x 1.3, rounded down.
+    """Approximate model tokens in a context: words x 1.3, rounded down (no tokenizer).
 
-    The same tokenizer-free estimate for every system (:func:`gaba.tokens.estimate_tokens`).
-    ``text`` may be a string, a list of passages, or fact triples.
+    ``text``: a string, a list of passages, or fact triples.
 
     Examples
     --------

@@ -1,8 +1,6 @@
 """Every prompt template of the book in one place, so a chapter can print the prompt it explains.
 
-Written for the small default model: short, plain, one task each, enums where the answer is a
-choice. Changing a template changes the cache key of every call that uses it. Taught in chapters
-"From text to a knowledge graph" (extraction) and "Graph RAG and multi-hop reasoning" (answering).
+Changing a template changes the cache key of every call that uses it.
 """
 from __future__ import annotations
 
@@ -127,14 +125,12 @@ Use only the facts and sources above. """
 GRAPH_ANSWER_PROMPT = (_GRAPH_CONTEXT + "The answer may need two facts that share an entity. "
                        + ANSWER_EXAMPLE + ANSWER_FORMAT)
 
-#: User message of graph_rag with ``fact_order="outline"``: the facts as an indented outline
-#: from the question's entities (gaba.answer.fact_outline), then the evidence sentences.
+#: User message of graph_rag with ``fact_order="outline"`` (gaba.answer.fact_outline).
 GRAPH_OUTLINE_PROMPT = (_GRAPH_CONTEXT + "The facts start at the entities of the question; an indented "
                         "fact continues from the fact above it, so a line and the lines under it form a "
                         "chain. " + ANSWER_EXAMPLE + ANSWER_FORMAT)
 
-#: User message of graph_rag with ``fact_order="chains"``: each line a chain of facts from the
-#: question's entities (gaba.answer.fact_chains), then the evidence sentences.
+#: User message of graph_rag with ``fact_order="chains"`` (gaba.answer.fact_chains).
 GRAPH_CHAINS_PROMPT = (_GRAPH_CONTEXT + "Each line of facts starts at an entity of the question, and an "
                        "arrow leads from one fact to the next, so a line is a chain. " + ANSWER_EXAMPLE
                        + ANSWER_FORMAT)

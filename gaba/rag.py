@@ -1,8 +1,6 @@
 """Answering questions: Graph RAG over a knowledge graph, and flat RAG over documents.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer; this module
-composes linking (:mod:`gaba.link`), traversal (:mod:`gaba.graph`), ranking (:mod:`gaba.rank`)
-and the answering prompt and grounding rule (:mod:`gaba.answer`).
+Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer.
 """
 from __future__ import annotations
 
@@ -43,8 +41,7 @@ def _no_entity_reason(G) -> str:
             f"I looked for these names (and their aliases): {shown}.")
 
 
-#: Default fact budget of :func:`graph_rag`: a short prompt, however large the graph (chapter
-#: "Evaluating Graph RAG" sweeps 8, 12 and 30 facts; 12 in hop order did best with the grounding rule).
+#: Default fact budget of :func:`graph_rag`: a short prompt, however large the graph.
 DEFAULT_BUDGET = 12
 #: Questions longer than this many characters are refused (entity matching scans the text).
 MAX_QUESTION_CHARS = 2000
@@ -59,11 +56,9 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
                     max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
-    Keys: ``question``, ``entities``, ``facts`` (sorted, after the budget), ``prompt`` (the user
-    message), ``reply`` (None when no call was made), ``model_answer``, ``grounding`` (a
-    :class:`gaba.answer.Grounding` or None), ``answer`` and ``reason``: why the system answered
-    :data:`ABSTAIN` (the text after it), None when the model's answer stands. Parameters as
-    :func:`graph_rag`.
+    Keys: ``question``, ``entities``, ``facts`` (after the budget), ``prompt``, ``reply``,
+    ``model_answer``, ``grounding``, ``answer`` and ``reason`` (why the system abstained, else None).
+    Parameters and errors as :func:`graph_rag`.
     """
     check_graph(G)
     if not isinstance(question, str) or not question.strip():
@@ -131,18 +126,17 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_B
               fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[Fact]]:
     """Answer a question from the facts around its entities, with one model call and a check.
 
-    Links the question's entities (``linking``: ``"exact"`` names and aliases, a
-    :func:`gaba.link.link_entities` method, or ``linking(question, G) -> names``), gathers the
-    facts within ``hops``, keeps the ``budget`` most relevant (``rank``: a
-    :func:`gaba.rank.rank_facts` method or ``rank(question, facts, G, budget) -> facts``; None
-    keeps all), asks the model, and unless ``grounding=False`` answers :data:`ABSTAIN` plus the
-    reason when :func:`gaba.answer.check_grounding` rejects the reply. ``fact_order="hops"`` (the
-    default) lists the facts nearest the question first, ``"sorted"`` alphabetically, and
-    ``"outline"`` indents them under the question's entities as chains
-    (:func:`gaba.answer.fact_outline`), ``"chains"`` writes each chain on one line
-    (:func:`gaba.answer.fact_chains`). Returns ``(answer, sorted facts given)``; raises
-    ``ValueError`` for an empty graph, an empty or over-long question, or an invalid option.
+    ``linking``: ``"exact"``, a :func:`gaba.link.link_entities` method or ``fn(question, G) -> names``.
+    ``rank``: a :func:`gaba.rank.rank_facts` method or ``fn(question, facts, G, budget) -> facts``
+    (``budget=None`` keeps all). ``fact_order``: ``"hops"`` (nearest first), ``"sorted"``,
+    ``"outline"`` or ``"chains"``. A reply :func:`gaba.answer.check_grounding` rejects becomes
+    :data:`ABSTAIN` plus the reason, unless ``grounding=False``.
 
+    Returns ``(answer, sorted facts given)``; raises ValueError for an empty graph, an empty or
+    over-long question, or an invalid option.
+
+    Examples
+    --------
     A question that names no entity gets an abstention without a model call:
 
     >>> import networkx as nx
@@ -174,10 +168,10 @@ def _doc_text(doc) -> str:
 
 
 def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = None) -> list:
-    """The ``k`` documents most similar to the question (embedding cosine), best first.
+    """The ``k`` documents most similar to the question (embedding cosine), best first, as given.
 
-    The retrieval half of :func:`flat_rag`, with no model call; returns the documents as given
-    (default: the news corpus, dicts with ``id``, ``title`` and ``text``).
+    No model call; ``documents`` default to the news corpus. Raises ValueError for an empty
+    question, a bad ``k`` or no documents.
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("flat_rag needs a non-empty question string.")
@@ -200,9 +194,8 @@ def flat_rag(question: str, k: int = 2, *, documents: Sequence | None = None, te
              seed: int = 0, max_tokens: int = 200) -> tuple[str, list[str]]:
     """Answer from the ``k`` documents most similar to the question, with one model call.
 
-    The flat baseline: :func:`flat_retrieve`, then the answering rules of :func:`graph_rag`.
-    ``documents`` are strings, dicts with ``"text"`` or objects with ``.text`` (default: the
-    news corpus). Returns ``(answer, passages)``, the passages most similar first.
+    ``documents``: strings, dicts with ``"text"`` or objects with ``.text`` (default: the news
+    corpus). Returns ``(answer, passages)``, most similar first.
     """
     top = flat_retrieve(question, k, documents=documents)
     passages = [_doc_text(d) for d in top]

@@ -1,18 +1,13 @@
 """Answering hop by hop: split a question into one-fact questions, answer each from the graph.
 
-Taught in chapter "Measuring graph against flat". A small model that is given a whole chain
-of facts often answers with the entity in the middle of it. Here one call splits the question ("Who coaches the
-club that Ana Rusk plays for?" becomes "1. Which club does Ana Rusk play for?" and "2. Who coaches
-#1?"), and each step is a :func:`gaba.rag.graph_rag` question of its own, with its own grounding
-check. The entity a step's answer names stands in for ``#1`` in the next step; a step that the
-rule refuses, or that the model declines, ends the chain with :data:`gaba.answer.ABSTAIN`.
+Taught in chapter "Measuring graph against flat". Each step is a :func:`gaba.rag.graph_rag`
+question with its own grounding check; the entity it names replaces ``#1`` in the next step, and a
+step without an answer ends the chain with :data:`gaba.answer.ABSTAIN`.
 
 Examples
 --------
 >>> parse_steps("1. Who trained Ana Rusk?\\n2. Which boat does #1 own?", "q")
 ['Who trained Ana Rusk?', 'Which boat does #1 own?']
->>> parse_steps("Ana Rusk trained Lio.", "Who trained Lio?")   # no numbered lines: the question itself
-['Who trained Lio?']
 """
 from __future__ import annotations
 
@@ -35,9 +30,8 @@ _REF = re.compile(r"#(\d+)")
 def parse_steps(reply: str, question: str) -> list[str]:
     """The numbered questions of a reply, or ``[question]`` when they do not form a valid split.
 
-    Valid: lines numbered 1, 2, ... (other lines ignored), at most :data:`MAX_STEPS`, every
-    ``#k`` refers to an earlier step, and every step after the first uses the step before it: a
-    list of unrelated questions is not a chain.
+    Valid: lines numbered 1, 2, ..., at most :data:`MAX_STEPS`, each step after the first using
+    ``#k`` of the step before it (other lines ignored).
     """
     steps: list[str] = []
     for line in (reply or "").splitlines():
@@ -54,10 +48,7 @@ def parse_steps(reply: str, question: str) -> list[str]:
 
 
 def decompose(question: str) -> list[str]:
-    """Split ``question`` into one-fact questions with one model call (see :func:`parse_steps`).
-
-    At temperature 0: a question has one right split, so trials vary only in the answers.
-    """
+    """The one-fact questions of ``question``: one model call at temperature 0, then :func:`parse_steps`."""
     user = prompts.DECOMPOSE_PROMPT.format(question=" ".join(question.split()))
     resp = call_llm(user, system=prompts.DECOMPOSE_SYSTEM, temperature=0.0, seed=0,
                     max_tokens=150, purpose=f"decompose: {question[:60]}")
@@ -66,12 +57,11 @@ def decompose(question: str) -> list[str]:
 
 def graph_rag_stepwise(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
                        temperature: float = 0.0, seed: int = 0, **options: Any) -> dict:
-    """Answer ``question`` hop by hop; a dict with ``answer``, ``steps`` and each step's trace.
+    """Answer ``question`` hop by hop: a dict with ``answer``, ``plan``, ``steps`` and ``traces``.
 
-    ``steps`` are the one-fact questions as asked (``#k`` replaced by the entity step ``k``
-    named); ``traces`` are their :func:`gaba.rag.graph_rag_trace` dicts. Other options
-    (``rank``, ``linking``, ``fact_order``, ...) go to every step; the grounding rule is always on,
-    since a step's answer must be an entity of the graph for the next step to start from.
+    ``steps`` are the questions as asked (``#k`` filled in), ``traces`` their
+    :func:`gaba.rag.graph_rag_trace` dicts. Other options go to every step. Grounding is always on
+    (each step must name an entity for the next), so ``grounding=`` raises ValueError.
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("graph_rag_stepwise needs a non-empty question string.")
