@@ -206,11 +206,8 @@ def final_answer(reply: str) -> str:
     """
     text = (reply or "").strip()
     matches = list(_ANSWER_LINE.finditer(text))
-    if matches:
-        tail = text[matches[-1].end():].strip()
-        if tail:
-            return tail
-    return text
+    tail = text[matches[-1].end():].strip() if matches else ""
+    return tail or text
 
 
 def is_abstention(answer: str) -> bool:

@@ -141,11 +141,8 @@ def store_gather_facts(store, entities: Sequence[str] | str, hops: int = 2, *,
         if not frontier:
             break
         rows = store.query(cypher, {"names": frontier}, timeout=timeout).rows
-        reached = set()
-        for s, r, o, other in rows:
-            facts.add((s, r, o))
-            if other not in visited:
-                reached.add(other)
+        facts |= {(s, r, o) for s, r, o, _ in rows}
+        reached = {other for *_, other in rows} - visited
         visited |= reached
         frontier = sorted(reached)
     return facts

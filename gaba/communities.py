@@ -44,15 +44,8 @@ def undirected_projection(G):
     weights = Counter(tuple(sorted((str(u), str(v)))) for u, v in G.edges() if u != v)
     H = nx.Graph()
     H.add_nodes_from(sorted(str(n) for n in G.nodes))
-    for (a, b), w in sorted(weights.items()):
-        H.add_edge(a, b, weight=w)
+    H.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items()))
     return H
-
-
-def _order(groups: Sequence[set]) -> list[tuple[str, ...]]:
-    """Communities as sorted tuples, largest first, ties by first member name."""
-    tuples = [tuple(sorted(g)) for g in groups if g]
-    return sorted(tuples, key=lambda t: (-len(t), t))
 
 
 def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
@@ -95,7 +88,7 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
     out: list[Community] = []
     parents = [Community("c", -1, tuple(H.nodes))]   # a root above level 0: its children are c0, c1, ...
     for level, partition in enumerate(hierarchy):
-        groups = _order(partition)
+        groups = sorted((tuple(sorted(g)) for g in partition if g), key=lambda t: (-len(t), t))  # largest first
         parents = [Community(f"{p.id}.{j}" if level else f"c{j}", level, g, p.id if level else None)
                    for p in parents for j, g in enumerate(g for g in groups if set(g) <= set(p.nodes))]
         out += parents
@@ -180,8 +173,7 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
     if missing:
         raise ValueError(f"{len(missing)} community members are not nodes of the graph "
                          f"(first: {missing[0]!r}); detect the communities on this graph again.")
-    todo = [(c, community_facts(G, c)) for c in chosen]
-    todo = [(c, f) for c, f in todo if f]
+    todo = [(c, facts) for c in chosen if (facts := community_facts(G, c))]
     if not todo:
         raise NoCommunities(f"No community at level {level} has an internal edge to summarize.")
     show = progress if progress is not None else len(todo) > 10

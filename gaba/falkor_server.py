@@ -9,7 +9,6 @@ import ctypes
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,7 @@ import weakref
 from pathlib import Path
 
 from .errors import StoreError
+from .localmodel import free_port
 
 _RUNNING: "weakref.WeakSet[EmbeddedServer]" = weakref.WeakSet()
 
@@ -37,12 +37,6 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         libc.prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
     except Exception:
         pass
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def server_binaries() -> tuple[str, str]:
@@ -97,15 +91,14 @@ class EmbeddedServer:
             return self
         if self.executable is None or self.module is None:
             exe, mod = server_binaries()
-            self.executable = self.executable or exe
-            self.module = self.module or mod
+            self.executable, self.module = self.executable or exe, self.module or mod
         for f in (self.executable, self.module):
             if not os.path.isfile(f):
                 raise StoreError(f"Cannot start FalkorDB: {f} does not exist.")
         t0 = time.perf_counter()
         problem = ""
         for _ in range(3):
-            self.port = _free_port()
+            self.port = free_port()
             self.dir = tempfile.mkdtemp(prefix="gaba-falkordb-")
             os.makedirs(os.path.join(self.dir, "import"), exist_ok=True)
             args = [self.executable, "--port", str(self.port), "--bind", "127.0.0.1",

@@ -97,8 +97,7 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
         names = sorted(str(n) for n in G.nodes)
         shown_nodes, shown_facts = G.number_of_nodes(), G.number_of_edges()
         truncated = {
-            "nodes": shown_nodes, "total_nodes": total_nodes,
-            "facts": shown_facts, "total_facts": total_facts,
+            "nodes": shown_nodes, "total_nodes": total_nodes, "facts": shown_facts, "total_facts": total_facts,
             "note": (f"Large graph: showing the {shown_nodes} of {total_nodes} entities nearest to "
                      f"{entity} and the {shown_facts} of {total_facts} facts among them (caps: "
                      f"{max_nodes} entities, {max_facts} facts). Counts are within this excerpt.")}
@@ -108,8 +107,7 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     # Kamada-Kawai spreads the components evenly; a seeded spring relaxation untangles it
     init = nx.kamada_kawai_layout(U) if U.number_of_edges() else None
     pos = nx.spring_layout(U, pos=init, seed=seed, k=1.8 / max(len(names), 1) ** 0.5, iterations=60)
-    xs = [p[0] for p in pos.values()]
-    ys = [p[1] for p in pos.values()]
+    xs, ys = zip(*pos.values())
     pad_x, pad_y = 70, 34
     span_x = (max(xs) - min(xs)) or 1.0
     span_y = (max(ys) - min(ys)) or 1.0

@@ -126,12 +126,11 @@ def _fuzzy_score(words, toks, idx, taken, maps, free_pos):
     cov = sum(idx.weight.get(w, 1.0) for w in matched_pos) / wsum
     if words[0] in matched_pos and words[-1] in matched_pos:
         cov = max(cov, 0.9)     # first and last word present: "Margaret Verney" for "Margaret Maria Verney"
-    lo = min(j for j, _ in matched_pos.values())
-    hi = max(j for j, _ in matched_pos.values())
+    at = {j for j, _ in matched_pos.values()}
+    lo, hi = min(at), max(at)
     if any(taken[lo:hi + 1]):
         return None             # the span crosses an entity found by an earlier tier
-    span_words = [j for j in free_pos if lo <= j <= hi]
-    cov_span = len({j for j, _ in matched_pos.values()}) / max(len(span_words), 1)
+    cov_span = len(at) / max(sum(lo <= j <= hi for j in free_pos), 1)
     spelling = sum(s for _, s in matched_pos.values()) / len(matched_pos)
     return cov * (0.85 + 0.15 * cov_span) * spelling, lo, hi
 
@@ -198,19 +197,14 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, report):
 def _phrases(question, toks, taken):
     """Name-like phrases left in the question: capitalised runs (with connectors) and quotes."""
     out = []
-    j = 0
-    n = len(toks)
+    j, n = 0, len(toks)
     while j < n:
-        t, s, _ = toks[j]
-        raw = question[s:toks[j][2]]
-        starts_name = (not taken[j] and raw[:1].isupper() and t not in _QUESTION_STOP
-                       and not (j == 0 and t in _QWORDS) and t not in _QWORDS) or \
-                      (not taken[j] and raw[:1].isdigit())
-        if not starts_name:
+        t, s, e = toks[j]
+        first = question[s:e][:1]
+        if taken[j] or not (first.isdigit() or first.isupper() and t not in _QUESTION_STOP and t not in _QWORDS):
             j += 1
             continue
-        k = j
-        end = j
+        k = end = j
         while k + 1 < n and not taken[k + 1]:
             nxt = question[toks[k + 1][1]:toks[k + 1][2]]
             if nxt[:1].isupper() or nxt[:1].isdigit():
@@ -220,8 +214,7 @@ def _phrases(question, toks, taken):
                 k += 1
             else:
                 break
-        if end >= j:
-            out.append((j, end + 1, question[toks[j][1]:toks[end][2]]))
+        out.append((j, end + 1, question[toks[j][1]:toks[end][2]]))
         j = end + 1
     return out
 

@@ -76,7 +76,8 @@ def model_path() -> Path:
         return target
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 free at the moment of the call."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -98,7 +99,7 @@ def start_server(port: int | None = None, *, threads: int | None = None):
         params.cont_batching = True
         params.kv_unified = True   # the slots share one context of N_CTX tokens (not N_CTX / slots)
     params.hostnames = ["127.0.0.1"]
-    params.port = port or _free_port()
+    params.port = port or free_port()
     params.verbosity = -1          # llama.cpp logs every request otherwise
     params.show_timings = False
     params.warmup = False

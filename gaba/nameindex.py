@@ -30,8 +30,7 @@ class NameIndex:
         self.signature = G.number_of_nodes()
         self.surfaces: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
         self.max_len = 1
-        names = sorted((str(n) for n in G.nodes), key=str)
-        self.names = names
+        self.names = names = sorted(str(n) for n in G.nodes)
         for node in names:
             for alias in node_aliases(G, node):
                 if phrase_key(alias):

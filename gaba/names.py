@@ -96,8 +96,7 @@ def normalize_name(name: str) -> str:
     s = s.strip(" \t\"“”‘,;:()[]")
     s = re.sub(r"(?:['’]s|['’])$", "", s).strip()
     s = re.sub(r"^(?:the)\s+", "", s, flags=re.IGNORECASE)
-    s = s.rstrip(".").strip()
-    return s
+    return s.rstrip(".").strip()
 
 
 def lower_words(name: str) -> list[str]:

@@ -76,13 +76,9 @@ class Path:
                 (self.nodes[i + 1], rel, self.nodes[i]) for i, rel in enumerate(self.rels)]
 
     def __str__(self) -> str:
-        parts = [self.nodes[0]]
-        for i, rel in enumerate(self.rels):
-            arrow = f" -{rel}-> " if self.forward[i] else f" <-{rel}- "
-            if rel in self.symmetric:
-                arrow = f" -{rel}- "
-            parts.append(arrow + self.nodes[i + 1])
-        return "".join(parts)
+        arrows = (f" -{r}- " if r in self.symmetric else f" -{r}-> " if f else f" <-{r}- "
+                  for r, f in zip(self.rels, self.forward))
+        return self.nodes[0] + "".join(a + n for a, n in zip(arrows, self.nodes[1:]))
 
 
 @dataclasses.dataclass

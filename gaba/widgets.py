@@ -113,14 +113,9 @@ export default { render };
 
         def _repr_mimebundle_(self, **kwargs):
             bundle = super()._repr_mimebundle_(**kwargs)
-            if isinstance(bundle, tuple):
-                data, meta = bundle
-            else:
-                data, meta = bundle or {}, {}
-            data = dict(data)
+            data, meta = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
             # The static book renders this (no kernel, no network); live front ends prefer the widget.
-            data["text/html"] = self._static_html
-            return data, meta
+            return {**data, "text/html": self._static_html}, meta
 
     return HopExplorer
 
