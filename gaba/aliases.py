@@ -31,9 +31,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
     ('Kestrel Motors', 'Mara Voss', 'Pacific')
     """
     names = [n for n in names if isinstance(n, str)]
-    doc_names: list[str] = []
-    for d in load_documents(documents) if documents is not None else ():
-        doc_names.extend(capitalised_names(d["text"], extended_titles=extended_titles))
+    doc_names = [n for d in (load_documents(documents) if documents is not None else ())
+                 for n in capitalised_names(d["text"], extended_titles=extended_titles)]
     # display form of each normalised, case-folded name: the most frequent spelling
     spellings: dict[str, Counter] = {}
     for n in list(names) + doc_names:

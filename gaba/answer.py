@@ -277,11 +277,6 @@ class Grounding:
     answer_entities: tuple[str, ...] = ()
 
 
-def _named_in(answer: str, name: str) -> bool:
-    """Whether ``name`` occurs in ``answer`` as whole words, case-insensitively."""
-    return bool(re.search(whole_words(name.casefold()), answer.casefold()))
-
-
 def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], *,
                     evidence: Mapping[Fact, Sequence[str]] | None = None,
                     aliases: Mapping[str, Sequence[str]] | None = None) -> Grounding:
@@ -310,7 +305,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
 
     def named_among(names: set[str]) -> tuple[str, ...]:
         return tuple(c for c in sorted(names - question)
-                     if any(_named_in(answer, n) for n in [c, *aliases.get(c, ())] if n))
+                     if any(re.search(whole_words(n.casefold()), answer.casefold())
+                            for n in [c, *aliases.get(c, ())] if n))
 
     if named := named_among(ends):
         return Grounding(True, "the answer names an entity of a fact it cites", cited, named)

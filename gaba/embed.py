@@ -37,10 +37,6 @@ def cache_dir() -> Path:
     return Path(os.environ.get("GABA_EMBED_CACHE") or ASSETS / "embed-cache") / model_id().replace(":", "_")
 
 
-def _key(kind: str, text: str) -> str:
-    return hashlib.sha256(f"{model_id()}\x00{kind}\x00{text}".encode("utf-8")).hexdigest()
-
-
 def _load(folder: Path) -> dict[str, np.ndarray]:
     table = _memory.setdefault(str(folder), {})
     if str(folder) not in _loaded:
@@ -95,7 +91,7 @@ def embed_texts(texts: Sequence[str], *, kind: str = "passage", progress: bool |
     bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
     if bad:
         raise TypeError(f"embed_texts: item {bad[0]} is {type(texts[bad[0]]).__name__}, not str")
-    keys = [_key(kind, t) for t in texts]
+    keys = [hashlib.sha256(f"{model_id()}\x00{kind}\x00{t}".encode("utf-8")).hexdigest() for t in texts]
     folder = cache_dir()
     with _lock:
         table = _load(folder) if use_cache else {}

@@ -139,9 +139,7 @@ def fact_evidence(G, facts: Iterable[Fact]) -> list[str]:
             sentences = [ev] if isinstance(ev, str) else list(ev or [])
             sentences += [src[1] for src in d.get("sources") or []
                           if isinstance(src, (list, tuple)) and len(src) == 2]
-            for sentence in sentences:
-                if isinstance(sentence, str) and sentence.strip():
-                    out.add(" ".join(sentence.split()))
+            out.update(" ".join(t.split()) for t in sentences if isinstance(t, str) and t.strip())
     return sorted(out)
 
 

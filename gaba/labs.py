@@ -72,12 +72,6 @@ def _mentions(answer: str, name: str) -> bool:
     return n in a or (len(n.split()[0]) > 3 and n.split()[0] in a)
 
 
-def _path_edges(G, path: list[str]) -> list[list[dict]]:
-    """For each step of a node path, the edge attribute dicts between the two nodes (either way)."""
-    return [list((G.get_edge_data(u, v) or {}).values()) + list((G.get_edge_data(v, u) or {}).values())
-            for u, v in zip(path, path[1:])]
-
-
 # --------------------------------------------------------------------------- build lab
 def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapping[str, Any]],
                     corpus_path: str | Path | None, new_doc_id: str, graph, chain: tuple[str, str],
@@ -141,8 +135,8 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
                 f"{' -> '.join(path)}")
     checks.append(Check("the chain question needs exactly three hops", length == 3, hint))
 
-    uses_new = bool(path) and any(any(d.get("doc_id") == new_doc_id for d in step)
-                                  for step in _path_edges(graph, path))
+    uses_new = any(d.get("doc_id") == new_doc_id for u, v in zip(path, path[1:])     # either direction
+                   for e in (graph.get_edge_data(u, v), graph.get_edge_data(v, u)) for d in (e or {}).values())
     checks.append(Check("the three-hop path goes through the new document's fact", uses_new,
                         "" if uses_new else "the shortest path does not use any edge from your new "
                         "document, so the document did not create the chain"))

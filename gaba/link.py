@@ -147,9 +147,8 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, report):
         t2 = strip_diacritics(t)
         hits = [(t2, 1.0)] if t2 in idx.by_word else []
         if len(t2) >= 4:
-            for w, score, _ in process.extract(t2, idx.vocab, scorer=fuzz.ratio, limit=3, score_cutoff=85):
-                if w != t2:
-                    hits.append((w, score / 100))
+            hits += [(w, score / 100) for w, score, _ in
+                     process.extract(t2, idx.vocab, scorer=fuzz.ratio, limit=3, score_cutoff=85) if w != t2]
         if hits:
             maps[j] = hits
     shared: dict[str, set[str]] = defaultdict(set)
