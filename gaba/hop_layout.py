@@ -108,17 +108,10 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     init = nx.kamada_kawai_layout(U) if U.number_of_edges() else None
     pos = nx.spring_layout(U, pos=init, seed=seed, k=1.8 / max(len(names), 1) ** 0.5, iterations=60)
     xs, ys = zip(*pos.values())
-    pad_x, pad_y = 70, 34
-    span_x = (max(xs) - min(xs)) or 1.0
-    span_y = (max(ys) - min(ys)) or 1.0
-
-    def sx(v):
-        return round(pad_x + (v - min(xs)) / span_x * (width - 2 * pad_x), 1)
-
-    def sy(v):
-        return round(pad_y + (v - min(ys)) / span_y * (height - 2 * pad_y), 1)
-
-    nodes = [{"name": n, "x": sx(pos[n][0]), "y": sy(pos[n][1])} for n in names]
+    (pad_x, pad_y), (x0, y0) = (70, 34), (min(xs), min(ys))
+    span_x, span_y = (max(xs) - x0) or 1.0, (max(ys) - y0) or 1.0
+    nodes = [{"name": n, "x": round(pad_x + (pos[n][0] - x0) / span_x * (width - 2 * pad_x), 1),
+              "y": round(pad_y + (pos[n][1] - y0) / span_y * (height - 2 * pad_y), 1)} for n in names]
     _place_labels(nodes, width, height)
     node_index = {n: i for i, n in enumerate(names)}
     walks = {n: _traverse(G, [n], max_hops, "both") for n in names}

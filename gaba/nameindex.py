@@ -58,13 +58,9 @@ class NameIndex:
         self._vectors = None
 
     def _add(self, key, node, kind):
-        entry = (node, kind)
-        if entry not in self.surfaces[key]:
-            # a node's own name beats an alias
-            if kind == "exact":
-                self.surfaces[key].insert(0, entry)
-            else:
-                self.surfaces[key].append(entry)
+        entries = self.surfaces[key]
+        if (node, kind) not in entries:         # a node's own name beats an alias
+            entries.insert(0 if kind == "exact" else len(entries), (node, kind))
         self.max_len = max(self.max_len, len(key))
 
     def neighbours(self, node) -> set[str]:

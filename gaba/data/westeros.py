@@ -52,8 +52,7 @@ EDGE_WEIGHTS: dict[str, float] = {r.name: r.weight for r in RELATIONS.values()}
 
 def is_symmetric(rel: str) -> bool:
     """True for a relation stored once that reads the same both ways (``SIBLING_OF``, ...)."""
-    r = RELATIONS.get(rel)
-    return bool(r and r.symmetric)
+    return rel in _SYMMETRIC
 
 
 def load_westeros(path: str | Path | None = None):
