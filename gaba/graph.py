@@ -204,8 +204,7 @@ def hop_table(G, entity: str, hops: Sequence[int] = (1, 2, 3)) -> "pd.DataFrame"
     """Facts gathered, new facts and approximate context tokens for each hop count, from one entity."""
     import pandas as pd
 
-    rows = []
-    previous = 0
+    rows, previous = [], 0
     for h in sorted(hops):
         facts = gather_facts(G, [entity], h)
         context = "\n".join(fact_sentence(f) for f in sorted(facts))

@@ -62,8 +62,7 @@ def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:
     if found:
         return list(dict.fromkeys(found))
     count = Counter(x for s, _, o in facts for x in (s, o))     # nobody named: the busiest node
-    best = max(count.values())
-    return sorted(n for n, c in count.items() if c == best)[:1]
+    return [min(count, key=lambda n: (-count[n], n))]
 
 
 def hop_distances(facts: list[Fact], starts: list[str]) -> dict[str, int]:
