@@ -32,6 +32,7 @@ from .errors import GabaError
 from .extract import extraction_summary
 from .graph import build_knowledge_graph, load_graph, save_graph
 from .rag import DEFAULT_BUDGET, DEFAULT_FACT_ORDER, FACT_ORDERS, graph_rag_trace
+from .rank import METHODS as RANK_METHODS
 from .stepwise import graph_rag_stepwise
 
 
@@ -142,13 +143,14 @@ def _ask(args) -> None:
             raise ValueError("--hop-by-hop always checks grounding: each step must name an entity "
                              "of the graph; drop --no-grounding")
         out = graph_rag_stepwise(args.question, G, hops=args.hops, budget=budget,
-                                 fact_order=args.fact_order)
+                                 fact_order=args.fact_order, rank=args.rank)
         traces = out["traces"]
         if args.trace:
             print("steps:", " | ".join(out["plan"]))
     else:
         out = graph_rag_trace(args.question, G, hops=args.hops, budget=budget,
-                              grounding=not args.no_grounding, fact_order=args.fact_order)
+                              grounding=not args.no_grounding, fact_order=args.fact_order,
+                              rank=args.rank)
         traces = [out]
     for i, t in enumerate(traces if args.trace else [], 1):
         if args.hop_by_hop:
@@ -198,6 +200,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--trace", action="store_true")
     a.add_argument("--budget", type=int, default=None,
                    help="at most this many facts in the prompt (default: gaba.rag.DEFAULT_BUDGET)")
+    a.add_argument("--rank", choices=RANK_METHODS, default="combined",
+                   help="how facts are ranked for the budget (gaba.rank.rank_facts; default: combined; "
+                        "pairs: combined, one fact per pair of entities first)")
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
     a.add_argument("--fact-order", choices=FACT_ORDERS, default=DEFAULT_FACT_ORDER,

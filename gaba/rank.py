@@ -16,7 +16,7 @@ from .relevance import (Fact, fact_similarity, hop_distances, minmax, piece_scor
 __all__ = ["METHODS", "COMBINED_WEIGHTS", "rank_facts"]
 
 #: Ranking methods accepted by :func:`rank_facts` (``"pagerank"`` is an alias of ``"ppr"``).
-METHODS = ("combined", "embedding", "lexical", "relation", "ppr", "pagerank", "hop")
+METHODS = ("combined", "pairs", "embedding", "lexical", "relation", "ppr", "pagerank", "hop")
 
 #: Weights of the combined ranker's path signals (equal, not fitted; PageRank only breaks ties).
 COMBINED_WEIGHTS = {"embedding": 1.0, "pieces": 1.0, "lexical": 1.0, "ppr": 0.05}
@@ -170,13 +170,25 @@ def _scores(question: str, facts: list[Fact], G, method: str, entities) -> list[
     return _combined(question, facts, G, starts, dist)
 
 
+def _pairs_first(order: list[int], facts: list[Fact]) -> list[int]:
+    """``order`` with the best fact of each entity pair first, then the pairs' other facts."""
+    seen: set[frozenset] = set()
+    first, rest = [], []
+    for i in order:
+        pair = frozenset((facts[i][0], facts[i][2]))
+        (rest if pair in seen else first).append(i)
+        seen.add(pair)
+    return first + rest
+
+
 def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, method: str = "combined",
                entities: Sequence[str] | str | None = None) -> list[Fact]:
     """The ``budget`` facts most relevant to a question, best first (ties in sorted fact order).
 
     ``method`` (signals of :mod:`gaba.relevance`): ``"embedding"``, ``"lexical"``, ``"relation"``,
-    ``"ppr"`` (``"pagerank"``), ``"hop"`` (naive baseline) or ``"combined"`` (the best path of one or
-    two facts from a start entity). ``entities`` default to those linked from the question. Raises
+    ``"ppr"`` (``"pagerank"``), ``"hop"`` (naive baseline), ``"combined"`` (the best path of one or
+    two facts from a start entity) or ``"pairs"`` (combined, but one fact per pair of entities first,
+    so parallel edges between two names do not crowd out the next link of a chain). ``entities`` default to those linked from the question. Raises
     ``ValueError`` for a bad argument, ``TypeError`` for a fact that is not 3 strings.
 
     Examples
@@ -193,6 +205,8 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
     facts = _check_facts(facts)
     if not facts:
         return []
-    scores = _scores(question, facts, G, method, entities)
+    scores = _scores(question, facts, G, "combined" if method == "pairs" else method, entities)
     order = sorted(range(len(facts)), key=lambda i: (-scores[i], facts[i]))
+    if method == "pairs":
+        order = _pairs_first(order, facts)
     return [facts[i] for i in order[:budget]]

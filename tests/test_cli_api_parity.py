@@ -12,7 +12,7 @@ import pytest
 from gaba import llm
 from gaba.__main__ import main
 from gaba.graph import build_knowledge_graph, load_graph
-from gaba.rag import graph_rag
+from gaba.rag import graph_rag, graph_rag_trace
 
 DOCS = {
     "a.txt": "Dr. Vell Oranu glimmers the Quonfirm Guild. The guild meets at dawn.",
@@ -94,6 +94,23 @@ def test_cli_ask_fact_order_matches_the_api(order, scripted, tmp_path, capsys):
     assert main(["ask", question, "--graph", str(out), "--fact-order", order]) == 0
     assert llm.stats().misses == misses                               # the same request, replayed
     assert capsys.readouterr().out.strip().splitlines()[-1] == api_answer == "Port Ibrel"
+
+
+@pytest.mark.parametrize("method", ["pairs", "embedding"])
+def test_cli_ask_rank_matches_the_api(method, scripted, tmp_path, capsys):
+    folder = _folder(tmp_path)
+    question = "Where was the guild that Vell Oranu glimmers zanthed into?"
+    scripted.replies.extend(_replies())
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    api = graph_rag_trace(question, load_graph(out), hops=2, budget=1, rank=method)
+    misses = llm.stats().misses
+    assert main(["ask", question, "--graph", str(out), "--budget", "1", "--rank", method, "--trace"]) == 0
+    assert llm.stats().misses == misses                               # the same request, replayed
+    text = capsys.readouterr().out
+    assert api["prompt"] in text and text.strip().splitlines()[-1] == api["answer"]
+    assert main(["ask", question, "--graph", str(out), "--rank", "best"]) == 2   # argparse: bad choice
+    assert "invalid choice" in capsys.readouterr().err
 
 
 def test_cli_ask_hop_by_hop_matches_the_api(scripted, tmp_path, capsys):

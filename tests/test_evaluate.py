@@ -433,15 +433,15 @@ def test_rag_systems_names_and_calls(monkeypatch):
     calls = []
     monkeypatch.setattr(rag, "flat_rag", lambda q, k, documents, temperature, seed:
                         calls.append(("flat", k, temperature, seed)) or "A")
-    monkeypatch.setattr(rag, "graph_rag", lambda q, G, hops, budget, grounding, temperature, seed, fact_order:
-                        calls.append(("graph", hops, temperature, seed, budget, grounding, fact_order))
+    monkeypatch.setattr(rag, "graph_rag", lambda q, G, hops, budget, grounding, temperature, seed, fact_order, rank:
+                        calls.append(("graph", hops, temperature, seed, budget, grounding, fact_order, rank))
                         or ("B", []))
     G = nx.MultiDiGraph()
     systems = evaluate.rag_systems(G, k=2, hops=3)
     assert list(systems) == ["flat RAG (top-2)", "graph RAG (3 hops)"]
     systems["flat RAG (top-2)"]("q", 4, 0.7)
     systems["graph RAG (3 hops)"]("q", 1, 0.7)
-    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True, "hops")]
+    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True, "hops", "combined")]
     assert list(evaluate.rag_systems(G, k=None, hops=2, grounding=False)) == ["graph RAG (2 hops, no grounding)"]
     assert list(evaluate.rag_systems(k=5, hops=None)) == ["flat RAG (top-5)"]
     with pytest.raises(ValueError, match="needs the knowledge graph"):
@@ -458,16 +458,17 @@ def test_rag_systems_forward_documents_budget_and_grounding(monkeypatch):
     monkeypatch.setattr(rag, "graph_rag", lambda q, G, **kw: calls.append(("graph", kw)) or ("B", []))
     docs = ["one passage", "another passage"]
     systems = evaluate.rag_systems(nx.MultiDiGraph(), k=1, hops=2, documents=docs, grounding=False, budget=None)
-    assert list(systems) == ["flat RAG (top-1)", "graph RAG (2 hops, no grounding)"]
+    assert list(systems) == ["flat RAG (top-1)", "graph RAG (2 hops, no grounding, every fact)"]
     for fn in systems.values():
         fn("q", 3, 0.0)
     assert calls == [("flat", {"k": 1, "documents": docs, "temperature": 0.0, "seed": 3}),
                      ("graph", {"hops": 2, "budget": None, "grounding": False, "temperature": 0.0, "seed": 3,
-                                "fact_order": "hops"})]
+                                "fact_order": "hops", "rank": "combined"})]
     calls.clear()
-    evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5)["graph RAG (2 hops)"]("q", 0, 0.0)
+    evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5, rank="pairs")["graph RAG (2 hops, 5 facts, pairs ranking)"](
+        "q", 0, 0.0)
     assert calls == [("graph", {"hops": 2, "budget": 5, "grounding": True, "temperature": 0.0, "seed": 0,
-                                "fact_order": "hops"})]
+                                "fact_order": "hops", "rank": "pairs"})]
     calls.clear()
     evaluate.rag_systems(nx.MultiDiGraph(), k=None, fact_order="sorted")["graph RAG (2 hops, alphabetical order)"]("q", 0, 0.0)
     assert calls[0][1]["fact_order"] == "sorted"

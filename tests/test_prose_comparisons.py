@@ -130,6 +130,7 @@ ALLOWED: dict[str, dict[str, str]] = {
             "explains the cap's failure measured above (hop order takes the start's own facts first)",
         "the best similarity among the path's facts": _METHOD,
         'A fact scores the best path through it': _METHOD,
+        'the best fact of each pair of entities first': _METHOD,
         "far fewer questions than on the book's":
             "history: code the book removed (a relation cue table), which no cell can run again",
         'the best exercise this chapter can offer': _ADVICE,

@@ -328,3 +328,26 @@ def test_scaling_experiment_on_another_generator_with_every_method(fake_embed):
     assert "flat top-k" not in set(graph_only["system"]) and len(graph_only) == 3 * 4
     with pytest.raises(ValueError, match="method"):
         scaling_experiment((14,), methods=("cues",), embed=_fake_embed)
+
+
+def test_pairs_ranking_gives_each_pair_of_entities_one_fact_first(invented, fake_embed):
+    from gaba.graph import gather_facts
+
+    G = invented.copy()
+    # parallel edges, invented verbs: three more facts between the chain's first two entities
+    for verb in ("smells_like", "was_drummed_by", "shares_a_kiln_with"):
+        _add(G, "Brask Ollimer", verb, "Quorvex Halden",
+             f"Brask Ollimer {verb.replace('_', ' ')} Quorvex Halden, which polishes copper ingots.")
+    facts = gather_facts(G, ["Quorvex Halden"], hops=2)
+    combined = rank_facts(INVENTED_Q, facts, G, budget=len(facts), method="combined")
+    pairs = rank_facts(INVENTED_Q, facts, G, budget=len(facts), method="pairs")
+    assert sorted(pairs) == sorted(combined)                   # the same facts, another order
+    pair = lambda f: frozenset((f[0], f[2]))                   # noqa: E731
+    n_pairs = len({pair(f) for f in facts})
+    assert len({pair(f) for f in pairs[:n_pairs]}) == n_pairs  # every pair once before any twice
+    firsts = list({pair(f): f for f in reversed(combined)}.values())[::-1]
+    assert sorted(pairs[:n_pairs], key=combined.index) == sorted(firsts, key=combined.index)
+    # under a budget of 4 the parallel edges take two places in the combined ranking, none in pairs
+    for method, n in [("combined", 2), ("pairs", 4)]:
+        top = rank_facts(INVENTED_Q, facts, G, budget=4, method=method)
+        assert set(INVENTED_CHAIN) <= set(top) and len({pair(f) for f in top}) == n, (method, top)
