@@ -78,13 +78,20 @@ def test_cli_ask_budget_and_trace(scripted, tmp_path, capsys):
     assert err.startswith("error:") and "Traceback" not in err
 
 
-@pytest.mark.parametrize("order", ["hops", "outline", "chains"])
-def test_cli_ask_fact_order_matches_the_api(order, scripted, tmp_path, capsys):
-    folder = _folder(tmp_path)
-    question = "Where was the guild that Vell Oranu glimmers zanthed into?"
+TWO_HOP = "Where was the guild that Vell Oranu glimmers zanthed into?"
+
+
+def _built(scripted, tmp_path):
+    """The graph file ``gaba build-graph`` writes for the invented folder."""
     scripted.replies.extend(_replies())
     out = tmp_path / "g.json"
-    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    assert main(["build-graph", str(_folder(tmp_path)), "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("order", ["hops", "outline", "chains"])
+def test_cli_ask_fact_order_matches_the_api(order, scripted, tmp_path, capsys):
+    question, out = TWO_HOP, _built(scripted, tmp_path)
     G = load_graph(out)
     api_answer, _ = graph_rag(question, G, hops=2, fact_order=order)   # the third reply
     prompt = scripted.requests[-1]["messages"][-1]["content"]
@@ -98,11 +105,7 @@ def test_cli_ask_fact_order_matches_the_api(order, scripted, tmp_path, capsys):
 
 @pytest.mark.parametrize("method", ["pairs", "embedding"])
 def test_cli_ask_rank_matches_the_api(method, scripted, tmp_path, capsys):
-    folder = _folder(tmp_path)
-    question = "Where was the guild that Vell Oranu glimmers zanthed into?"
-    scripted.replies.extend(_replies())
-    out = tmp_path / "g.json"
-    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    question, out = TWO_HOP, _built(scripted, tmp_path)
     api = graph_rag_trace(question, load_graph(out), hops=2, budget=1, rank=method)
     misses = llm.stats().misses
     assert main(["ask", question, "--graph", str(out), "--budget", "1", "--rank", method, "--trace"]) == 0
