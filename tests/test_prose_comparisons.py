@@ -76,6 +76,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'what a perfect extractor would build': _DEFINITION,
         'has perfect recall': _DEFINITION,
         'costs you more than no answer': _ADVICE,
+        'They differ only when the budget cuts': "exercise solution; the solution cell's assert checks it",
     },
     "chapters/global_questions": {
         'hides it better': 'an argument from the example printed above, not a measured rate',
