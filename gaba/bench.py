@@ -162,6 +162,11 @@ def traversal_operations(graph, *, hops: int = 2, depth: int = 3, path_depth: in
     }
 
 
+def _size(result) -> tuple[int, bool]:
+    """How many items a traversal returned, and whether it was cut by its timeout."""
+    return len(result), bool(getattr(getattr(result, "stats", None), "timed_out", False))
+
+
 def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Sequence, repeat: int = 3,
                      warmup: int = 1, reference: str = "networkx", **options) -> list[dict]:
     """Time the traversal operations on each backend (name -> graph or store) with the same queries.
@@ -180,8 +185,7 @@ def compare_backends(backends: dict[str, Any], *, starts: Sequence, pairs: Seque
             queries = list(starts if kind == "start" else pairs)
             if not queries:
                 continue
-            t = time_queries(fn, queries, repeat=repeat, warmup=warmup,     # size: (items, cut by timeout)
-                             size=lambda r: (len(r), bool(getattr(getattr(r, "stats", None), "timed_out", False))))
+            t = time_queries(fn, queries, repeat=repeat, warmup=warmup, size=_size)
             sizes, cut = (list(v) for v in zip(*t.pop("sizes")))
             if name == reference:
                 ref_sizes, ref_ms = sizes, t["median_ms"]

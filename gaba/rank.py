@@ -152,7 +152,7 @@ def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict
 
 
 def _scores(question: str, facts: list[Fact], G, method: str, entities) -> list[float]:
-    method = "ppr" if method == "pagerank" else method
+    method = {"pagerank": "ppr", "pairs": "combined"}.get(method, method)   # pairs reorders combined
     if method == "embedding":
         return fact_similarity(question, facts, G)[1].tolist()
     if method == "relation":
@@ -188,8 +188,9 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
     ``method`` (signals of :mod:`gaba.relevance`): ``"embedding"``, ``"lexical"``, ``"relation"``,
     ``"ppr"`` (``"pagerank"``), ``"hop"`` (naive baseline), ``"combined"`` (the best path of one or
     two facts from a start entity) or ``"pairs"`` (combined, but one fact per pair of entities first,
-    so parallel edges between two names do not crowd out the next link of a chain). ``entities`` default to those linked from the question. Raises
-    ``ValueError`` for a bad argument, ``TypeError`` for a fact that is not 3 strings.
+    so parallel edges between two names do not crowd out the next link of a chain). ``entities``
+    default to those linked from the question. Raises ``ValueError`` for a bad argument,
+    ``TypeError`` for a fact that is not 3 strings.
 
     Examples
     --------
@@ -205,7 +206,7 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
     facts = _check_facts(facts)
     if not facts:
         return []
-    scores = _scores(question, facts, G, "combined" if method == "pairs" else method, entities)
+    scores = _scores(question, facts, G, method, entities)
     order = sorted(range(len(facts)), key=lambda i: (-scores[i], facts[i]))
     if method == "pairs":
         order = _pairs_first(order, facts)
