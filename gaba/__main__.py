@@ -31,7 +31,7 @@ from .data.news import load_documents
 from .errors import GabaError
 from .extract import extraction_summary
 from .graph import build_knowledge_graph, load_graph, save_graph
-from .rag import DEFAULT_BUDGET, DEFAULT_FACT_ORDER, FACT_ORDERS, graph_rag_trace
+from .rag import DEFAULT_BUDGET, DEFAULT_FACT_ORDER, DEFAULT_RANK, FACT_ORDERS, graph_rag_trace
 from .rank import METHODS as RANK_METHODS
 from .stepwise import graph_rag_stepwise
 
@@ -200,9 +200,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--trace", action="store_true")
     a.add_argument("--budget", type=int, default=None,
                    help="at most this many facts in the prompt (default: gaba.rag.DEFAULT_BUDGET)")
-    a.add_argument("--rank", choices=RANK_METHODS, default="combined",
-                   help="how facts are ranked for the budget (gaba.rank.rank_facts; default: combined; "
-                        "pairs: combined, one fact per pair of entities first)")
+    a.add_argument("--rank", choices=RANK_METHODS, default=DEFAULT_RANK,
+                   help="how facts are ranked for the budget (gaba.rank.rank_facts; default: pairs, the "
+                        "combined scores with one fact per pair of entities first)")
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
     a.add_argument("--fact-order", choices=FACT_ORDERS, default=DEFAULT_FACT_ORDER,

@@ -16,6 +16,8 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+import networkx as nx
+
 from . import prompts
 from .graph import Fact, fact_sentence
 from .names import whole_words
@@ -279,19 +281,21 @@ class Grounding:
 
 def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], *,
                     evidence: Mapping[Fact, Sequence[str]] | None = None,
-                    aliases: Mapping[str, Sequence[str]] | None = None) -> Grounding:
-    """Accept an answer only when the facts it cites support it; else say why not.
+                    aliases: Mapping[str, Sequence[str]] | None = None, hops: int = 2) -> Grounding:
+    """Accept an answer only when the facts it cites connect it to the question; else say why not.
 
     The reply must cite a given fact, and its answer must name an entity (or one of its ``aliases``)
-    of a cited fact or of a given fact next to one, other than the question's ``entities``.
-    An abstaining reply is accepted.
+    of the given facts, other than the question's ``entities``, that a path of at most ``hops``
+    given facts reaches from a question entity through a cited fact. An abstaining reply is accepted.
 
     Examples
     --------
     >>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
     >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
-    'the answer names an entity of a given fact next to a fact it cites'
+    'a path of given facts through a cited fact leads from the question to the answer'
     """
+    if isinstance(hops, bool) or not isinstance(hops, int) or hops < 1:
+        raise ValueError(f"hops must be a positive integer, not {hops!r}")
     answer = final_answer(reply)
     if is_abstention(answer):
         return Grounding(True, "the model abstained")
@@ -299,19 +303,22 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     if not cited:
         return Grounding(False, "the reply cites none of the facts it was given")
     aliases = aliases or {}
-    question = set(entities)
-    ends = {x for s, _, o in cited for x in (s, o)}
-    nearby = {x for s, _, o in set(facts) if s in ends or o in ends for x in (s, o)}
+    g = nx.Graph()
+    for s, r, o in set(facts):
+        if s != o:
+            g.add_edge(s, o)
+            g[s][o].setdefault("facts", set()).add((s, r, o))
+    named = [c for c in sorted(set(g) - set(entities))
+             if any(re.search(whole_words(n.casefold()), answer.casefold()) for n in [c, *aliases.get(c, ())] if n)]
+    if not named:
+        return Grounding(False, "the answer names no entity of the given facts other than the question's", cited)
 
-    def named_among(names: set[str]) -> tuple[str, ...]:
-        return tuple(c for c in sorted(names - question)
-                     if any(re.search(whole_words(n.casefold()), answer.casefold())
-                            for n in [c, *aliases.get(c, ())] if n))
+    def through_cited(a: str) -> bool:
+        return any(g[u][v]["facts"] & set(cited) for q in entities if q in g
+                   for path in nx.all_simple_paths(g, q, a, cutoff=hops) for u, v in zip(path, path[1:]))
 
-    if named := named_among(ends):
-        return Grounding(True, "the answer names an entity of a fact it cites", cited, named)
-    if named := named_among(nearby - ends):
-        return Grounding(True, "the answer names an entity of a given fact next to a fact it cites",
-                         cited, named)
-    return Grounding(False, "the answer names no entity of the facts it cites or of the given facts "
-                     "next to them", cited)
+    if reached := tuple(a for a in named if through_cited(a)):
+        return Grounding(True, "a path of given facts through a cited fact leads from the question to the "
+                         "answer", cited, reached)
+    return Grounding(False, f"no path of at most {hops} given facts leads from the question through a cited "
+                     f"fact to {', '.join(named)}", cited)

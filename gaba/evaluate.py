@@ -82,7 +82,7 @@ def _split_output(out: Any) -> tuple[str, Any]:
 
 def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=None,
                 grounding: bool = True, budget: int | None | str = "default",
-                fact_order: str = rag.DEFAULT_FACT_ORDER, rank: str = "combined") -> dict[str, Callable]:
+                fact_order: str = rag.DEFAULT_FACT_ORDER, rank: str = rag.DEFAULT_RANK) -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.
 
     Flat RAG over the top ``k`` documents and Graph RAG within ``hops`` (its options show in its
@@ -103,7 +103,7 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=No
                                                             "chains": ", chains"}.get(fact_order, "")
         b = rag.DEFAULT_BUDGET if budget == "default" else budget
         extra += ("" if b == rag.DEFAULT_BUDGET else ", every fact" if b is None else f", {b} facts")
-        extra += "" if rank == "combined" else f", {rank} ranking"
+        extra += "" if rank == rag.DEFAULT_RANK else f", {rank} ranking"
         systems[f"graph RAG ({hops} hops{extra})"] = lambda q, seed, temperature: rag.graph_rag(
             q, G, hops=hops, budget=b, grounding=grounding, temperature=temperature, seed=seed,
             fact_order=fact_order, rank=rank)

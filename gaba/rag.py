@@ -16,7 +16,7 @@ from .graph import Fact, _check_hops, fact_evidence, gather_facts
 from .relevance import hop_distances
 from .llm import call_llm
 
-__all__ = ["DEFAULT_BUDGET", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace", "flat_prompt",
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_RANK", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace", "flat_prompt",
            "flat_retrieve", "flat_rag", "ABSTAIN", "answer_prompt", "final_answer", "is_abstention"]
 
 
@@ -42,7 +42,9 @@ def _no_entity_reason(G) -> str:
 
 
 #: Default fact budget of :func:`graph_rag`: a short prompt, however large the graph.
-DEFAULT_BUDGET = 12
+DEFAULT_BUDGET = 8
+#: Default fact ranking of :func:`graph_rag` (a :func:`gaba.rank.rank_facts` method).
+DEFAULT_RANK = "pairs"
 #: Questions longer than this many characters are refused (entity matching scans the text).
 MAX_QUESTION_CHARS = 2000
 #: How the answering prompt may lay out the facts (see :func:`graph_rag`); the first is the default.
@@ -51,7 +53,7 @@ DEFAULT_FACT_ORDER = FACT_ORDERS[0]
 
 
 def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
-                    rank: str | Ranker = "combined", linking: str | Linker = "exact",
+                    rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "exact",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
                     max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
@@ -114,14 +116,15 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if grounding:
         verdict = out["grounding"] = check_grounding(
             resp.text, facts_sorted, entities, evidence=evidence,
-            aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G})
+            aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G},
+            hops=hops)
         if not verdict.accepted:
             return abstain(f"{verdict.reason}.")
     return out
 
 
 def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
-              rank: str | Ranker = "combined", linking: str | Linker = "exact",
+              rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "exact",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
               fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[Fact]]:
     """Answer a question from the facts around its entities, with one model call and a check.

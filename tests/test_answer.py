@@ -213,7 +213,7 @@ def test_a_nearly_whole_copy_still_cites():
 
 def test_grounding_accepts_an_answer_naming_an_entity_of_a_cited_fact():
     g = check_grounding(used(SUPPLY, RIVAL, answer="Voltaic Dynamics"), FACTS, Q)
-    assert g == Grounding(True, "the answer names an entity of a fact it cites", (SUPPLY, RIVAL),
+    assert g == Grounding(True, "a path of given facts through a cited fact leads from the question to the answer", (SUPPLY, RIVAL),
                           ("Voltaic Dynamics",))
     # a one-hop answer; extra words around the name; any case
     assert check_grounding(used(SUPPLY, answer="It is Aurora Cell Works."), FACTS, Q).accepted
@@ -224,12 +224,34 @@ def test_grounding_accepts_an_answer_naming_an_entity_of_a_cited_fact():
 
 
 def test_grounding_accepts_a_cited_fact_away_from_the_question_entity():
-    # every given fact was gathered by walking from the question's entities, so the rule does not
-    # ask the cited facts alone to connect the answer to the question (the small model often
-    # copies only the last link of a chain)
+    # the small model often copies only the last link of a chain: a path of given facts may bring
+    # the question to the cited fact
     g = check_grounding(used(RIVAL, answer="Voltaic Dynamics"), FACTS, Q)
-    assert g == Grounding(True, "the answer names an entity of a fact it cites", (RIVAL,), ("Voltaic Dynamics",))
+    assert g == Grounding(True, "a path of given facts through a cited fact leads from the question to the answer", (RIVAL,), ("Voltaic Dynamics",))
     assert check_grounding(used(BOARD2, answer="Northwind Systems"), FACTS, Q).accepted
+
+
+def test_grounding_refuses_a_cited_fact_the_answer_is_not_reached_through():
+    # Q -> X -> A is a chain of given facts, and a fact hangs off A: citing that fact and naming A
+    # is refused, because the path from the question to A does not use it
+    facts = [("Qorv", "flinders", "Xelt"), ("Xelt", "is_pombled_by", "Ambrin"), ("Zuth", "wreaths", "Ambrin")]
+    g = check_grounding(used(facts[2], answer="Ambrin"), facts, ["Qorv"], hops=3)
+    assert not g.accepted and g.cited == (facts[2],)
+    assert g.reason == "no path of at most 3 given facts leads from the question through a cited fact to Ambrin"
+    # citing a link of the chain instead is accepted
+    assert check_grounding(used(facts[1], answer="Ambrin"), facts, ["Qorv"], hops=3).accepted
+    # a cited fact the question does not reach at all supports nothing
+    g = check_grounding(used(FAR, answer="Tallyroute"), FACTS, Q)
+    assert not g.accepted and "Tallyroute" in g.reason
+
+
+def test_grounding_paths_are_at_most_hops_long():
+    facts = [("A Corp", "r", "B Corp"), ("B Corp", "s", "C Corp"), ("C Corp", "t", "D Corp")]
+    reply = used(facts[2], answer="D Corp")
+    assert check_grounding(reply, facts, ["A Corp"], hops=3).accepted
+    assert not check_grounding(reply, facts, ["A Corp"], hops=2).accepted
+    with pytest.raises(ValueError, match="hops"):
+        check_grounding(reply, facts, ["A Corp"], hops=0)
 
 
 def test_grounding_abstention_is_accepted_as_such():
@@ -250,18 +272,18 @@ def test_grounding_refuses_a_reply_that_cites_no_given_fact():
 
 def test_grounding_refuses_an_answer_naming_no_cited_entity():
     g = check_grounding(used(SUPPLY, RIVAL, answer="Acme"), FACTS, Q)
-    assert not g.accepted and g.reason == "the answer names no entity of the facts it cites or of the given facts next to them"
+    assert not g.accepted and g.reason == "the answer names no entity of the given facts other than the question's"
     assert g.cited == (SUPPLY, RIVAL)
     # naming only the question's own entity is no answer
     assert not check_grounding(used(SUPPLY, answer="Kestrel Motors"), FACTS, Q).accepted
     # a name must be a whole word: "Auroras" is not "Aurora"
     f = ("Aurora", "SUPPLIES_TO", "Kestrel Motors")
     assert not check_grounding(used(f, answer="Auroras"), [f], Q).accepted
-    # an entity one given fact away from a cited fact is accepted, and the reason says so...
+    # an entity one given fact beyond a cited fact is accepted: the path runs through the cited fact...
     g = check_grounding(used(SUPPLY, answer="Voltaic Dynamics"), FACTS, Q)
-    assert g.accepted and g.reason == "the answer names an entity of a given fact next to a fact it cites"
+    assert g.accepted and g.reason == "a path of given facts through a cited fact leads from the question to the answer"
     assert g.cited == (SUPPLY,) and g.answer_entities == ("Voltaic Dynamics",)
-    # ...but a true entity further from the cited facts is refused
+    # ...but not an entity the question reaches only by other facts, or not at all
     assert not check_grounding(used(BOARD2, answer="Voltaic Dynamics"), FACTS, Q).accepted
     assert not check_grounding(used(BOARD, answer="Helio Capital"), FACTS, Q).accepted
 
@@ -287,7 +309,7 @@ def test_grounding_with_two_question_entities():
     assert check_grounding(used(facts[0], answer="B Corp"), facts, ["A Corp", "C Corp"]).accepted
     # naming only the two question entities answers nothing
     g = check_grounding(used(facts[0], facts[1], answer="A Corp and C Corp"), facts, ["A Corp", "C Corp"])
-    assert not g.accepted and g.reason == "the answer names no entity of the facts it cites or of the given facts next to them"
+    assert not g.accepted and g.reason == "the answer names no entity of the given facts other than the question's"
 
 
 def test_grounding_on_cycles_and_self_loops():

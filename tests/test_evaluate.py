@@ -441,7 +441,7 @@ def test_rag_systems_names_and_calls(monkeypatch):
     assert list(systems) == ["flat RAG (top-2)", "graph RAG (3 hops)"]
     systems["flat RAG (top-2)"]("q", 4, 0.7)
     systems["graph RAG (3 hops)"]("q", 1, 0.7)
-    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True, "hops", "combined")]
+    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True, "hops", rag.DEFAULT_RANK)]
     assert list(evaluate.rag_systems(G, k=None, hops=2, grounding=False)) == ["graph RAG (2 hops, no grounding)"]
     assert list(evaluate.rag_systems(k=5, hops=None)) == ["flat RAG (top-5)"]
     with pytest.raises(ValueError, match="needs the knowledge graph"):
@@ -463,12 +463,12 @@ def test_rag_systems_forward_documents_budget_and_grounding(monkeypatch):
         fn("q", 3, 0.0)
     assert calls == [("flat", {"k": 1, "documents": docs, "temperature": 0.0, "seed": 3}),
                      ("graph", {"hops": 2, "budget": None, "grounding": False, "temperature": 0.0, "seed": 3,
-                                "fact_order": "hops", "rank": "combined"})]
+                                "fact_order": "hops", "rank": rag.DEFAULT_RANK})]
     calls.clear()
-    evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5, rank="pairs")["graph RAG (2 hops, 5 facts, pairs ranking)"](
+    evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5, rank="combined")["graph RAG (2 hops, 5 facts, combined ranking)"](
         "q", 0, 0.0)
     assert calls == [("graph", {"hops": 2, "budget": 5, "grounding": True, "temperature": 0.0, "seed": 0,
-                                "fact_order": "hops", "rank": "pairs"})]
+                                "fact_order": "hops", "rank": "combined"})]
     calls.clear()
     evaluate.rag_systems(nx.MultiDiGraph(), k=None, fact_order="sorted")["graph RAG (2 hops, alphabetical order)"]("q", 0, 0.0)
     assert calls[0][1]["fact_order"] == "sorted"

@@ -241,8 +241,8 @@ def test_graph_rag_accepts_a_copied_evidence_sentence_and_an_alias(G, scripted):
     ("Facts used: 1, 2\nAnswer: Voltaic Dynamics", "the reply cites none of the facts it was given"),
     ("Answer: Voltaic Dynamics", "the reply cites none of the facts it was given"),
     ("Voltaic Dynamics", "the reply cites none of the facts it was given"),
-    (f"Facts used: {CHAIN_TEXT}\nAnswer: Acme Corp", "the answer names no entity of the facts it cites or of the given facts next to them"),
-    (f"Facts used: {CHAIN_TEXT}\nAnswer: Kestrel Motors", "the answer names no entity of the facts it cites or of the given facts next to them"),
+    (f"Facts used: {CHAIN_TEXT}\nAnswer: Acme Corp", "the answer names no entity of the given facts other than the question's"),
+    (f"Facts used: {CHAIN_TEXT}\nAnswer: Kestrel Motors", "the answer names no entity of the given facts other than the question's"),
     ("Facts used: Voltaic\nAnswer: Voltaic Dynamics", "the reply cites none of the facts it was given"),
 ], ids=["foreign-fact", "numbers", "no-facts-line", "bare", "names-no-cited-entity", "names-the-question",
         "too-short-to-be-a-copy"])
@@ -290,7 +290,7 @@ def test_graph_rag_injected_name_cannot_smuggle_an_answer(G, scripted):
     user = scripted.requests[0]["messages"][-1]["content"]
     assert user.index("<facts>") < user.index(planted) < user.index("</facts>")
     assert t["model_answer"] == "Acme"
-    assert t["answer"] == f"{rag.ABSTAIN}: the answer names no entity of the facts it cites or of the given facts next to them."
+    assert t["answer"] == f"{rag.ABSTAIN}: the answer names no entity of the given facts other than the question's."
 
 
 def test_graph_rag_trace_without_entities_or_facts_makes_no_call(G, scripted):
@@ -326,10 +326,10 @@ def test_graph_rag_default_budget_applies(G, scripted, monkeypatch):
         H.nodes[f"Supplier{i:02d} Industries"]["aliases"] = []
     scripted.replies.extend(["Answer: I don't know"] * 3)
     _, facts = rag.graph_rag("Who supplies Kestrel Motors?", H, hops=1)
-    assert rag.DEFAULT_BUDGET == 12 and len(facts) == rag.DEFAULT_BUDGET
-    assert seen == [{"budget": 12, "method": "combined", "n": 22, "entities": ["Kestrel Motors"]}]
+    assert rag.DEFAULT_BUDGET == 8 and len(facts) == rag.DEFAULT_BUDGET
+    assert seen == [{"budget": 8, "method": "pairs", "n": 22, "entities": ["Kestrel Motors"]}]
     user = scripted.requests[0]["messages"][-1]["content"]
-    assert sum(ln.startswith("- ") and not ln.startswith('- "') for ln in user.splitlines()) == 12
+    assert sum(ln.startswith("- ") and not ln.startswith('- "') for ln in user.splitlines()) == 8
     _, facts = rag.graph_rag("Who supplies Kestrel Motors?", H, hops=1, budget=None)   # keep everything
     assert len(facts) == 22 and len(seen) == 1
     _, facts = rag.graph_rag("Who supplies Kestrel Motors?", G, hops=1)   # under budget: no ranking

@@ -75,7 +75,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         'figures are lower bounds': _DEFINITION,
         'what a perfect extractor would build': _DEFINITION,
         'has perfect recall': _DEFINITION,
-        'costs you more than no answer': _ADVICE,
+        'costs you much more than no answer': _ADVICE,
         'They differ only when the budget cuts': "exercise solution; the solution cell's assert checks it",
     },
     "chapters/global_questions": {
