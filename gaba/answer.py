@@ -296,6 +296,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     """
     if isinstance(hops, bool) or not isinstance(hops, int) or hops < 1:
         raise ValueError(f"hops must be a positive integer, not {hops!r}")
+    facts = sorted(set(facts))
     answer = final_answer(reply)
     if is_abstention(answer):
         return Grounding(True, "the model abstained")
@@ -303,8 +304,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     if not cited:
         return Grounding(False, "the reply cites none of the facts it was given")
     aliases = aliases or {}
-    g = nx.Graph()
-    for s, r, o in set(facts):
+    g = nx.Graph()   # the given facts, undirected; an edge keeps every fact between its two entities
+    for s, r, o in facts:
         if s != o:
             g.add_edge(s, o)
             g[s][o].setdefault("facts", set()).add((s, r, o))

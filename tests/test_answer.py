@@ -245,6 +245,10 @@ def test_grounding_refuses_a_cited_fact_the_answer_is_not_reached_through():
     assert not g.accepted and "Tallyroute" in g.reason
 
 
+def test_grounding_reads_facts_given_as_a_generator():
+    assert check_grounding(used(SUPPLY, RIVAL, answer="Voltaic Dynamics"), iter(FACTS), Q).accepted
+
+
 def test_grounding_paths_are_at_most_hops_long():
     facts = [("A Corp", "r", "B Corp"), ("B Corp", "s", "C Corp"), ("C Corp", "t", "D Corp")]
     reply = used(facts[2], answer="D Corp")
