@@ -201,8 +201,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--budget", type=int, default=None,
                    help="at most this many facts in the prompt (default: gaba.rag.DEFAULT_BUDGET)")
     a.add_argument("--rank", choices=RANK_METHODS, default=DEFAULT_RANK,
-                   help="how facts are ranked for the budget (gaba.rank.rank_facts; default: pairs, the "
-                        "combined scores with one fact per pair of entities first)")
+                   help=f"how facts are ranked for the budget (gaba.rank.rank_facts; default: {DEFAULT_RANK}; "
+                        "pairs: the combined scores with one fact per pair of entities first)")
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
     a.add_argument("--fact-order", choices=FACT_ORDERS, default=DEFAULT_FACT_ORDER,

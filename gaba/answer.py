@@ -94,6 +94,16 @@ def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
     return lines
 
 
+def _fact_graph(facts: Sequence[Fact]) -> tuple[nx.Graph, dict[frozenset, list[Fact]]]:
+    """The facts' entities as an undirected graph, and the facts between each pair of entities."""
+    U = nx.Graph()
+    between: dict[frozenset, list[Fact]] = {}
+    for f in facts:
+        U.add_edge(f[0], f[2])
+        between.setdefault(frozenset((f[0], f[2])), []).append(f)
+    return U, between
+
+
 def fact_chains(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
     """The facts as chains from the question's ``entities``, one line each, joined by arrows.
 
@@ -107,14 +117,8 @@ def fact_chains(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
     - Ana Rusk lives in Harl.
     - Ana Rusk owns Tern. -> Tern moored at Pell Quay.
     """
-    import networkx as nx
-
     facts = sorted(set(facts))
-    between: dict[frozenset, list[Fact]] = {}
-    U = nx.Graph()
-    for f in facts:
-        U.add_edge(f[0], f[2])
-        between.setdefault(frozenset((f[0], f[2])), []).append(f)
+    U, between = _fact_graph(facts)
     starts = [e for e in dict.fromkeys(entities) if e in U]
     lines: list[str] = []
     chains: list[set[Fact]] = []
@@ -304,19 +308,17 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     if not cited:
         return Grounding(False, "the reply cites none of the facts it was given")
     aliases = aliases or {}
-    g = nx.Graph()   # the given facts, undirected; an edge keeps every fact between its two entities
-    for s, r, o in facts:
-        if s != o:
-            g.add_edge(s, o)
-            g[s][o].setdefault("facts", set()).add((s, r, o))
+    g, _ = _fact_graph(facts)
     named = [c for c in sorted(set(g) - set(entities))
              if any(re.search(whole_words(n.casefold()), answer.casefold()) for n in [c, *aliases.get(c, ())] if n)]
     if not named:
         return Grounding(False, "the answer names no entity of the given facts other than the question's", cited)
 
+    cited_pairs = {frozenset((s, o)) for s, _, o in cited}
+
     def through_cited(a: str) -> bool:
-        return any(g[u][v]["facts"] & set(cited) for q in entities if q in g
-                   for path in nx.all_simple_paths(g, q, a, cutoff=hops) for u, v in zip(path, path[1:]))
+        return any(frozenset(step) in cited_pairs for q in entities if q in g
+                   for path in nx.all_simple_paths(g, q, a, cutoff=hops) for step in zip(path, path[1:]))
 
     if reached := tuple(a for a in named if through_cited(a)):
         return Grounding(True, "a path of given facts through a cited fact leads from the question to the "

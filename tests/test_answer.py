@@ -321,6 +321,10 @@ def test_grounding_on_cycles_and_self_loops():
              ("C Corp", "u", "C Corp")]
     g = check_grounding(used(*facts, answer="C Corp"), facts, ["A Corp"])
     assert g.accepted and set(g.cited) == set(facts) and g.answer_entities == ("C Corp",)
+    # an entity only a self-loop names is an entity of the given facts, but no path reaches it
+    loop = ("D Corp", "v", "D Corp")
+    g = check_grounding(used(facts[0], loop, answer="D Corp"), [*facts, loop], ["A Corp"])
+    assert not g.accepted and g.reason.startswith("no path of at most 2 given facts") and g.reason.endswith("D Corp")
 
 
 def test_grounding_is_domain_free():
