@@ -50,7 +50,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
             canon[k] = k
             continue
         longer = [c for c in canon if len(toks[c]) > len(t)]
-        prefix = {canon[c] for c in longer if toks[c][:len(t)] == t}
+        # "Teodor Raskin's Second Cello Concerto" is not a longer form of "Teodor Raskin"
+        prefix = {canon[c] for c in longer if toks[c][:len(t)] == t and toks[c][len(t)] != "s"}
         # "Kestrel Motors" is not a short form of "CEO of Kestrel Motors": no suffix into a connected name
         suffix = {canon[c] for c in longer if toks[c][-len(t):] == t
                   and not any(w in _CONNECTOR_WORDS for w in toks[c])}

@@ -101,9 +101,20 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     return G
 
 
+#: Where a sentence starts: the text's start, or after a sentence's end mark (and a closing quote).
+_SENTENCE_START = re.compile(r"(?:^|[.!?][\"')\]’”]*\s+)$")
+
+
 def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
-    """Add "Dr. Lena Marsh" as an alias of person node "Lena Marsh" where a text writes it so."""
-    text = "\n".join(d["text"] for d in docs)
+    """Add "Dr. Lena Marsh" as an alias of person node "Lena Marsh" where a text writes it so.
+
+    ``extended`` (open extraction) also gives a person node of three or more words that the texts
+    write only at the start of a sentence ("Cellist Dario Fenwyck has signed ...") the alias without
+    its first word: capitalised there, that word may be a description, not part of the name.
+    """
+    texts = [d["text"] for d in docs]
+    text = "\n".join(texts)
+    names = {n.casefold() for n in G}
     for n, data in G.nodes(data=True):
         if data.get("type") != "person":
             continue
@@ -111,6 +122,14 @@ def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
             alias = m.group(0)
             if m.group(1).lower() in TITLES or (extended and strip_title(alias, extended=True) == n):
                 data["aliases"].add(alias)
+        words = n.split()
+        rest = " ".join(words[1:])
+        if not extended or len(words) < 3 or not all(w[:1].isupper() for w in words) or rest.casefold() in names:
+            continue
+        starts = [_SENTENCE_START.search(t[:m.start()]) is not None
+                  for t in texts for m in re.finditer(rf"(?<![\w'’-]){re.escape(n)}\b", t)]
+        if starts and all(starts):
+            data["aliases"].add(rest)
 
 
 def graph_triples(G, *, rules: bool = True) -> list[Triple]:

@@ -94,3 +94,25 @@ def test_build_adds_rule_edges_only_where_the_model_linked_nothing(tmp_path, mon
     off = build_knowledge_graph(two_docs, cache_dir=cache, progress=False, cooccurrence=False)
     assert not any(d.get("rule") for _, _, d in off.edges(data=True))
     assert isinstance(off, nx.MultiDiGraph) and off.graph["cooccurrence"] is False
+
+
+def test_a_possessive_name_is_not_the_longer_form_of_its_owner():
+    names = ["Orla Penn", "Orla Penn's Third Reel", "Keshport"]
+    table = reconcile_entities(names)
+    assert table["Orla Penn"] == "Orla Penn"                          # her work is not her
+    assert reconcile_entities(["Orla", "Orla Penn"])["Orla"] == "Orla Penn"
+
+
+def test_a_word_written_only_before_a_name_at_a_sentence_start_gives_an_alias(tmp_path, monkeypatch):
+    docs = [{"id": "d1", "text": "Lutist Orla Penn has signed with Brell Records. The label is based in Keshport."},
+            {"id": "d2", "text": "The fleet sails from Keshport. Tamsin Ilse Drury leads it, and Tamsin Ilse "
+                                 "Drury was born in Veyholm."}]
+    row = {"sentence": 1, "subject_type": "person", "object_type": "organization"}
+    facts = {"Lutist": [{**row, "subject": "Lutist Orla Penn", "predicate": "signed with", "object": "Brell Records"}],
+             "fleet": [{**row, "sentence": 2, "subject": "Tamsin Ilse Drury", "predicate": "leads",
+                        "object": "Keshport", "object_type": "place"}]}
+    G = build_knowledge_graph(docs, cache_dir=_scripted_cache(tmp_path, monkeypatch, facts), progress=False)
+    assert "Orla Penn" in G.nodes["Lutist Orla Penn"]["aliases"]       # "Lutist" only opens a sentence
+    assert "Ilse Drury" not in G.nodes["Tamsin Ilse Drury"]["aliases"]  # also written mid-sentence
+    from gaba.entities import find_entities
+    assert find_entities("Which label signed Orla Penn?", G) == ["Lutist Orla Penn"]
