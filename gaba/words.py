@@ -70,8 +70,8 @@ per via name tell give list show find please s t""".split())
 
 
 def _stem(word: str) -> str:
-    """A light English stem of a folded word, at most five letters."""
-    if len(word) > 4 and not word.endswith("ss"):
+    """A light English stem of a folded word, at most five letters ("runs" -> "run", "class" stays)."""
+    if len(word) > 3 and not word.endswith(("ss", "us", "is")):
         for suffix in ("ing", "ed", "es", "s"):
             if word.endswith(suffix) and len(word) - len(suffix) >= 3:
                 word = word[: -len(suffix)]

@@ -156,6 +156,9 @@ def test_word_stems_are_generic():
     assert word_stems("rivals rivalry shipping ships glorbed glorbing") == \
         ["rival", "rival", "ship", "ship", "glorb", "glorb"]
     assert word_stems("Which of them is it?") == []
+    # four-letter verbs lose their "s" too: "Who runs the farm?" meets the label "run_by"
+    assert word_stems("runs owns glorbs") == word_stems("run owned glorb") == ["run", "own", "glorb"]
+    assert word_stems("class bonus axis") == ["class", "bonus", "axis"]
 
 
 # ----------------------------------------------------------------------------- caps and reports
