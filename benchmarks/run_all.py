@@ -10,6 +10,8 @@ writes CSV files and plots into ``--out`` (default ``_build/benchmarks``):
 ``model_throughput.py``    local model prompt/generation tokens per second (a few real calls),
                            extraction time per document from the recorded calls
 ``scaling_retrieval.py``   retrieval quality as the corpus grows
+``heldout_transfer.py``    Graph RAG vs flat RAG answers on three collections written after the
+                           method (recorded responses; a cache miss calls the model)
 ``book_build.py``          book execution time warm vs cold, model calls on a warm rebuild
                            (only with ``--include-book``: it executes every chapter)
 =========================  ====================================================================
@@ -32,7 +34,8 @@ import _common
 from _common import ROOT, print_table
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["traversal", "retrieval_latency", "model_throughput", "scaling_retrieval", "book_build"]
+ORDER = ["traversal", "retrieval_latency", "model_throughput", "scaling_retrieval", "heldout_transfer",
+         "book_build"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -194,3 +194,22 @@ def test_scaling_retrieval_reads_the_shipped_2wiki_sample():
     path = module.wiki_default()
     assert path.is_file() and path.is_relative_to(ROOT / "assets" / "data" / "benchmarks")
     assert set(module.GENERATORS) == {"company", "trade"}
+
+
+def test_heldout_transfer_replays_the_published_results(tmp_path):
+    # offline: every answer comes from the recorded responses, so the published CSV is what the code gives
+    env_offline = os.environ.get("GABA_OFFLINE")
+    os.environ["GABA_OFFLINE"] = "1"
+    try:
+        out = run("heldout_transfer.py", "--out", str(tmp_path))
+    finally:
+        if env_offline is None:
+            os.environ.pop("GABA_OFFLINE")
+        else:
+            os.environ["GABA_OFFLINE"] = env_offline
+    assert "documents that failed: none" in out
+    rows = read_csv(tmp_path / "heldout_transfer.csv")
+    published = read_csv(ROOT / "assets" / "data" / "bench" / "heldout_transfer.csv")
+    key = lambda r: (r["collection"], r["type"], r["system"], r["passed"], r["n"])   # noqa: E731
+    assert sorted(map(key, rows)) == sorted(map(key, published))
+    assert {r["collection"] for r in rows} == {"music", "food", "space", "pooled"}

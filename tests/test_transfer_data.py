@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gaba.data.transfer import (COLLECTIONS, TRANSFER_DIR, load_cases, load_collection, load_gold,
+from gaba.data.transfer import (COLLECTIONS, HELD_OUT, TRANSFER_DIR, load_cases, load_collection, load_gold,
                                 load_pooled, load_wikipedia)
 from gaba.errors import DocumentError
 from gaba.evaluate import Case
@@ -178,3 +178,20 @@ def test_wikipedia_paragraphs_are_the_benchmark_text():
             assert by_id[doc_id]["title"] == title and by_id[doc_id]["text"] == context[title]
         distractor = by_id[q["distractor_doc"]]
         assert distractor["title"] not in support and distractor["text"] == context[distractor["title"]]
+
+
+@pytest.mark.parametrize("name", HELD_OUT)
+def test_held_out_collection_shape(name):
+    docs, cases = load_collection(name), load_cases(name)
+    assert len(docs) == 10 and len({d["id"] for d in docs}) == 10
+    kinds = Counter(c.kind for c in cases)
+    assert len(cases) == 14 and kinds["single-fact"] == 3 and kinds["unanswerable"] == 4
+    assert kinds["two-hop"] + kinds["three-hop"] == 7 and kinds["three-hop"] >= 1
+    text = " ".join(d["text"] for d in docs).lower()
+    for c in cases:
+        # an answerable question's answer is written in the collection; an unanswerable one expects nothing
+        assert (c.answerable and c.expected and all(e in text for e in c.expected)) or \
+            (not c.answerable and not c.expected), c.question
+    with pytest.raises(DocumentError):
+        load_gold(name)                                   # questions only: no gold triples
+

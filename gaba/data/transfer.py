@@ -1,7 +1,8 @@
 """Transfer collections: small corpora unlike the book's company news, with their questions.
 
-Four fictional collections and ``wikipedia`` (30 real paragraphs, 12 questions from HotpotQA and
-2WikiMultihopQA). Files and licences: ``assets/data/transfer/README.md``.
+Four fictional collections, ``wikipedia`` (30 real paragraphs, 12 questions from HotpotQA and
+2WikiMultihopQA) and three held-out collections (:data:`HELD_OUT`, questions only, no gold
+triples). Files and licences: ``assets/data/transfer/README.md``.
 """
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ TRANSFER_DIR = ASSETS / "data" / "transfer"
 COLLECTIONS = ("academia", "sport", "history", "film_books")
 #: The collection of real Wikipedia paragraphs from HotpotQA and 2WikiMultihopQA.
 WIKIPEDIA = "wikipedia"
+#: Collections written after the method, to try it as a reader would (``benchmarks/heldout_transfer.py``).
+HELD_OUT = ("music", "food", "space")
 
 
 def _folder(name: str, *, wikipedia: bool = True):
-    valid = COLLECTIONS + ((WIKIPEDIA,) if wikipedia else ())
+    valid = COLLECTIONS + ((WIKIPEDIA,) + HELD_OUT if wikipedia else ())
     if name not in valid:
         raise DocumentError(f"no transfer collection named {name!r}; valid names are "
                             f"{', '.join(repr(v) for v in valid)}.")
