@@ -196,17 +196,10 @@ def test_scaling_retrieval_reads_the_shipped_2wiki_sample():
     assert set(module.GENERATORS) == {"company", "trade"}
 
 
-def test_heldout_transfer_replays_the_published_results(tmp_path):
+def test_heldout_transfer_replays_the_published_results(tmp_path, monkeypatch):
     # offline: every answer comes from the recorded responses, so the published CSV is what the code gives
-    env_offline = os.environ.get("GABA_OFFLINE")
-    os.environ["GABA_OFFLINE"] = "1"
-    try:
-        out = run("heldout_transfer.py", "--out", str(tmp_path))
-    finally:
-        if env_offline is None:
-            os.environ.pop("GABA_OFFLINE")
-        else:
-            os.environ["GABA_OFFLINE"] = env_offline
+    monkeypatch.setenv("GABA_OFFLINE", "1")          # run() hands the script this environment
+    out = run("heldout_transfer.py", "--out", str(tmp_path))
     assert "documents that failed: none" in out
     rows = read_csv(tmp_path / "heldout_transfer.csv")
     published = read_csv(ROOT / "assets" / "data" / "bench" / "heldout_transfer.csv")

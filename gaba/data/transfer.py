@@ -21,8 +21,9 @@ WIKIPEDIA = "wikipedia"
 HELD_OUT = ("music", "food", "space")
 
 
-def _folder(name: str, *, wikipedia: bool = True):
-    valid = COLLECTIONS + ((WIKIPEDIA,) + HELD_OUT if wikipedia else ())
+def _folder(name: str, *, gold: bool = False):
+    """The folder of collection ``name``; ``gold=True`` allows only those with gold triples."""
+    valid = COLLECTIONS + (() if gold else (WIKIPEDIA,) + HELD_OUT)
     if name not in valid:
         raise DocumentError(f"no transfer collection named {name!r}; valid names are "
                             f"{', '.join(repr(v) for v in valid)}.")
@@ -36,7 +37,7 @@ def load_collection(name: str) -> list[dict]:
 
 def load_gold(name: str) -> list[dict]:
     """The hand-written gold triples of a fictional collection, as dicts (``evidence`` verbatim)."""
-    return _read_json(_folder(name, wikipedia=False) / "gold_triples.json")
+    return _read_json(_folder(name, gold=True) / "gold_triples.json")
 
 
 def load_cases(name: str) -> list[Case]:
