@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .data.news import load_documents, load_gold_aliases
@@ -17,12 +17,16 @@ from .names import ORG_WORDS, NAME_CONNECTORS, capitalised_names, is_name, lower
 _CONNECTOR_WORDS = frozenset(w for c in NAME_CONNECTORS for w in c.split())
 
 
-def reconcile_entities(names: Iterable[str], documents: Any = None, *,
-                       extended_titles: bool = False) -> dict[str, str]:
+def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_titles: bool = False,
+                       types: Mapping[str, str] | None = None) -> dict[str, str]:
     """Build an alias table: every surface form -> its canonical (longest) name.
 
     A name that begins (else ends) exactly one longer name is its alias; an ambiguous name, or one
     of only :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names.
+    ``types`` (name -> entity type, as the extractor gave them) keep a place apart from a name of
+    another type: the town "Dunmere" is not a short form of the charity "Dunmere Trust", nor the
+    city "Washington" of a person. (Only place against the rest: a small model's other types are
+    too unsteady to split on.)
 
     Examples
     --------
@@ -43,13 +47,15 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *,
     toks = {k: tuple(lower_words(k)) for k in display}
     # resolve longer names first, so a short name can follow a chain to its final canonical
     order = sorted(display, key=lambda k: (-len(toks[k]), k))
+    kind = {normalize_name(n).lower(): ty for n, ty in (types or {}).items() if ty}
     canon: dict[str, str] = {}
     for k in order:
         t = toks[k]
         if not t or all(w in ORG_WORDS for w in t):   # "Motors" alone names no one
             canon[k] = k
             continue
-        longer = [c for c in canon if len(toks[c]) > len(t)]
+        longer = [c for c in canon if len(toks[c]) > len(t)
+                  and not (k in kind and c in kind and (kind[k] == "place") != (kind[c] == "place"))]
         # "Teodor Raskin's Second Cello Concerto" is not a longer form of "Teodor Raskin"
         prefix = {canon[c] for c in longer if toks[c][:len(t)] == t and toks[c][len(t)] != "s"}
         # "Kestrel Motors" is not a short form of "CEO of Kestrel Motors": no suffix into a connected name

@@ -43,7 +43,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress,
                         concurrency=concurrency)
     names = sorted({t.subject for t in ex.triples} | {t.object for t in ex.triples})
-    table = reconcile_entities(names, docs, extended_titles=schema is None)
+    table = reconcile_entities(names, docs, extended_titles=schema is None, types=_name_types(ex.triples))
     triples = apply_aliases(ex.triples, table)
     if cooccurrence is None:
         cooccurrence = schema is None
@@ -65,13 +65,10 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     G = nx.MultiDiGraph(documents=len(docs), failed=dict(ex.failed), cache=dict(ex.cache),
                         schema="open" if schema is None else list(schema_relations(schema)),
                         prompt_version=prompt_version(schema), cooccurrence=bool(cooccurrence))
-    types: dict[str, Counter] = {}
     for t in triples:
-        for n, ty in ((t.subject, t.subject_type), (t.object, t.object_type)):
+        for n in (t.subject, t.object):
             if n not in G:
                 G.add_node(n, aliases=set())
-            if ty:
-                types.setdefault(n, Counter())[ty] += 1
         if G.has_edge(t.subject, t.object, key=t.relation):
             G.edges[t.subject, t.object, t.relation]["sources"].append([t.doc_id, t.evidence])
             continue
@@ -85,8 +82,8 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     for alias, canonical in table.items():
         if canonical in G and alias != canonical:
             G.nodes[canonical]["aliases"].add(alias)
-    for n, c in types.items():
-        G.nodes[n]["type"] = min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    for n, ty in _name_types(triples).items():
+        G.nodes[n]["type"] = ty
     _add_titled_aliases(G, docs, extended=schema is None)
     for n in G:
         G.nodes[n]["aliases"] = sorted(G.nodes[n]["aliases"])
@@ -103,6 +100,16 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
 
 #: Where a sentence starts: the text's start, or after a sentence's end mark (and a closing quote).
 _SENTENCE_START = re.compile(r"(?:^|[.!?][\"')\]’”]*\s+)$")
+
+
+def _name_types(triples) -> dict[str, str]:
+    """Each extracted name's most frequent entity type (ties: alphabetical); untyped names left out."""
+    seen: dict[str, Counter] = {}
+    for t in triples:
+        for n, ty in ((t.subject, t.subject_type), (t.object, t.object_type)):
+            if ty:
+                seen.setdefault(n, Counter())[ty] += 1
+    return {n: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for n, c in seen.items()}
 
 
 def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:

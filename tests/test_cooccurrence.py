@@ -103,6 +103,32 @@ def test_a_possessive_name_is_not_the_longer_form_of_its_owner():
     assert reconcile_entities(["Orla", "Orla Penn"])["Orla"] == "Orla Penn"
 
 
+def test_a_place_is_not_the_short_form_of_a_longer_name_of_another_type():
+    names = ["Vellmouth", "Vellmouth Trust", "Orla Penn", "Penn", "Brell Records", "Brell"]
+    types = {"Vellmouth": "place", "Vellmouth Trust": "org", "Orla Penn": "person", "Penn": "work",
+             "Brell Records": "org", "Brell": "org"}
+    table = reconcile_entities(names, types=types)
+    assert table["Vellmouth"] == "Vellmouth"                 # the town is not the charity
+    assert table["Penn"] == "Orla Penn"                      # an unsteady type other than place: merged
+    assert table["Brell"] == "Brell Records"
+    assert reconcile_entities(names)["Vellmouth"] == "Vellmouth Trust"   # without types, as before
+    # a city that ends a person's name stays a city
+    assert reconcile_entities(["Ansa Keshport", "Keshport"],
+                              types={"Ansa Keshport": "person", "Keshport": "place"})["Keshport"] == "Keshport"
+
+
+def test_build_keeps_a_town_apart_from_the_charity_named_after_it(tmp_path, monkeypatch):
+    docs = [{"id": "d1", "text": "Corve Mills is based in Vellmouth. It set up the Vellmouth Trust in 1990."}]
+    facts = {"Corve": [{"sentence": 1, "subject": "Corve Mills", "predicate": "based in", "object": "Vellmouth",
+                        "subject_type": "org", "object_type": "place"},
+                       {"sentence": 2, "subject": "Corve Mills", "predicate": "set up", "object": "Vellmouth Trust",
+                        "subject_type": "org", "object_type": "org"}]}
+    G = build_knowledge_graph(docs, cache_dir=_scripted_cache(tmp_path, monkeypatch, facts), progress=False)
+    assert G.has_edge("Corve Mills", "Vellmouth", key="based_in")
+    assert G.has_edge("Corve Mills", "Vellmouth Trust", key="set_up")
+    assert G.nodes["Vellmouth"]["type"] == "place" and "Vellmouth" not in G.nodes["Vellmouth Trust"]["aliases"]
+
+
 def test_a_word_written_only_before_a_name_at_a_sentence_start_gives_an_alias(tmp_path, monkeypatch):
     docs = [{"id": "d1", "text": "Lutist Orla Penn has signed with Brell Records. The label is based in Keshport."},
             {"id": "d2", "text": "The fleet sails from Keshport. Tamsin Ilse Drury leads it, and Tamsin Ilse "
