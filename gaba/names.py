@@ -185,7 +185,9 @@ NAME_CONNECTORS = ("of the", "of", "de", "du", "del", "della", "der", "van", "vo
 #: A name word: capitalised, or a brand such as "eBay", "iPhone", "7-Eleven" (but "pH" names nothing).
 _CAP = r"(?<![\w&'’])(?:[a-z](?=[A-Z][a-z])|\d+-(?=[A-Z][a-z]))?[A-Z][\w&'’-]*"
 _CONNECT = "|".join([*(c.replace(" ", r"\s+") for c in NAME_CONNECTORS), "&"])   # "Procter & Gamble"
-_NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*")
+#: A number that ends a name ("Class 7", "Flight 797", "Route 66"): up to three digits, not a year or a decimal.
+_NUMBER = r"\d{1,3}[A-Za-z]?\b(?![.,]\d)"
+_NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*(?:\s+{_NUMBER})?")
 
 
 def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
@@ -202,6 +204,10 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
         words = normalize_name(run).split()
         while words and words[0].lower() in FUNCTION_WORDS:
             words = words[1:]
+        # a number names something only after a name word: not "At 20", "In March 5"
+        if words and re.fullmatch(_NUMBER, words[-1]) and (len(words) == 1
+                                                          or words[-2].rstrip(".").lower() in _CALENDAR):
+            words = words[:-1]
         name = strip_title(" ".join(words), extended=extended_titles)
         if name and name.rstrip(".").lower() not in TITLES:
             names.append(name)

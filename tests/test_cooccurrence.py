@@ -96,6 +96,16 @@ def test_build_adds_rule_edges_only_where_the_model_linked_nothing(tmp_path, mon
     assert isinstance(off, nx.MultiDiGraph) and off.graph["cooccurrence"] is False
 
 
+def test_a_number_that_ends_a_name_stays_in_it():
+    text = ("Pellwick Transit ordered twelve Series 4 trams. Ferry 212 sails from Keshport, and Line 9A "
+            "reaches Veyholm. In March 5 drivers left; at 20 stops the Series 4 waits. Patch 2.5 shipped in 1998.")
+    names = candidate_names(text)
+    assert {"Series 4", "Ferry 212", "Line 9A"} <= set(names)
+    assert "Series" not in names and "Ferry" not in names      # not cut short of its number
+    assert not any(n[:1].isdigit() for n in names)             # no bare number, no "5" after a month
+    assert "Patch" in names and not any("1998" in n for n in names)   # no decimal, no year
+
+
 def test_a_possessive_name_is_not_the_longer_form_of_its_owner():
     names = ["Orla Penn", "Orla Penn's Third Reel", "Keshport"]
     table = reconcile_entities(names)
