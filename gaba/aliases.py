@@ -5,6 +5,7 @@ Taught in chapter "From text to a knowledge graph". "Kestrel" and "Kestrel Motor
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -22,7 +23,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     """Build an alias table: every surface form -> its canonical (longest) name.
 
     A name that begins (else ends) exactly one longer name is its alias; an ambiguous name, or one
-    of only :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names.
+    of only :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names
+    and the acronyms they define ("the Northern Health Authority (NHA)").
     ``types`` (name -> entity type, as the extractor gave them) keep a place apart from a name of
     another type: the town "Dunmere" is not a short form of the charity "Dunmere Trust", nor the
     city "Washington" of a person. (Only place against the rest: a small model's other types are
@@ -67,6 +69,12 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
             canon[k] = suffix.pop()
         else:
             canon[k] = k
+    # "NHA" is the short form of the "Northern Health Authority (NHA)" a text defines
+    for d in (load_documents(documents) if documents is not None else ()):
+        for acronym, long in defined_acronyms(d["text"]).items():
+            a, n = acronym.lower(), normalize_name(long).lower()
+            if a in canon and n in canon and canon[a] == a:
+                canon[a] = canon[n]
     extracted = {normalize_name(n).lower() for n in names}
     used_canon = {canon[k] for k in extracted if k in canon}
     table: dict[str, str] = {}
@@ -77,6 +85,29 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
         if k in extracted or canon[k] in used_canon:
             table.setdefault(display[k], display[canon[k]])
     return table
+
+
+#: A name followed by its acronym in brackets: "the Northern Health Authority (NHA)".
+_DEFINED_ACRONYM = re.compile(r"([A-Z][\w&'’-]*(?:\s+(?:[a-z]+\s+)?[A-Z][\w&'’-]*)*)\s+\(([A-Z]{2,8})\)")
+
+
+def defined_acronyms(text: str) -> dict[str, str]:
+    """Acronyms a text defines in brackets after a name whose capitalised words they abbreviate.
+
+    Examples
+    --------
+    >>> defined_acronyms("The Northern Health Authority (NHA) funds it. Ann Lee (AL) and Bo (XYZ).")
+    {'NHA': 'Northern Health Authority', 'AL': 'Ann Lee'}
+    """
+    out: dict[str, str] = {}
+    for m in _DEFINED_ACRONYM.finditer(text):
+        words, acronym = m.group(1).split(), m.group(2)
+        for i in range(len(words)):            # the shortest tail of the run that the acronym spells
+            tail = words[-(i + 1):]
+            if "".join(w[0] for w in tail if w[0].isupper()) == acronym:
+                out.setdefault(acronym, " ".join(tail))
+                break
+    return out
 
 
 def apply_aliases(triples: Iterable[Triple], table: dict[str, str]) -> list[Triple]:

@@ -187,7 +187,15 @@ _CAP = r"(?<![\w&'’])(?:[a-z](?=[A-Z][a-z])|\d+-(?=[A-Z][a-z]))?[A-Z][\w&'’-
 _CONNECT = "|".join([*(c.replace(" ", r"\s+") for c in NAME_CONNECTORS), "&"])   # "Procter & Gamble"
 #: A number that ends a name ("Class 7", "Flight 797", "Route 66"): up to three digits, not a year or a decimal.
 _NUMBER = r"\d{1,3}[A-Za-z]?\b(?![.,]\d)"
-_NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:{_CONNECT})\s+)?{_CAP})*(?:\s+{_NUMBER})?")
+#: Initials or a short abbreviation that open a name ("J. K. Obuya", "St. Aldric's Hospital"): a
+#: capital, at most one more letter and a full stop, before a capitalised word that is no function word.
+_ABBR = (r"(?<![\w&'’.])[A-Z][a-z]?\.(?=\s+(?!(?:" + "|".join(sorted(w.capitalize() for w in FUNCTION_WORDS))
+         + r")\b)[A-Z])")
+#: Up to two connectors in a row ("Tobias van der Berg", "Jean de la Fontaine").
+_CONNECTORS = rf"(?:(?:{_CONNECT})\s+){{1,2}}"
+_NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(?:\s+{_NUMBER})?")
+#: A capitalised word just before a run: then a one-letter "initial" ends a sentence ("Vitamin D. Then").
+_AFTER_NAME_WORD = re.compile(r"[A-Z][\w&'’-]*\s+$")
 
 
 def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
@@ -214,8 +222,10 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
 
     for m in _NAME_RUN.finditer(text):
         run = m.group(0)
+        if _AFTER_NAME_WORD.search(text, 0, m.start()):
+            run = re.sub(r"^(?:[A-Z]\.\s+)+", "", run)
         add(run)
-        parts = re.split(rf"\s+(?:{_CONNECT})\s+", run)
+        parts = re.split(rf"\s+{_CONNECTORS}", run)
         if len(parts) > 1:
             for part in parts:
                 add(part)

@@ -6,7 +6,7 @@ import json
 import networkx as nx
 import pytest
 
-from gaba.aliases import reconcile_entities
+from gaba.aliases import defined_acronyms, reconcile_entities
 from gaba.cooccurrence import COOCCURRENCE_RELATION, cooccurrence_triples
 from gaba.kgbuild import build_knowledge_graph, graph_triples
 from gaba.names import ALL_TITLES, TITLES, candidate_names, capitalised_names, strip_title
@@ -104,6 +104,25 @@ def test_a_number_that_ends_a_name_stays_in_it():
     assert "Series" not in names and "Ferry" not in names      # not cut short of its number
     assert not any(n[:1].isdigit() for n in names)             # no bare number, no "5" after a month
     assert "Patch" in names and not any("1998" in n for n in names)   # no decimal, no year
+
+
+def test_initials_and_particles_stay_inside_a_name():
+    text = ("J. K. Wend heads the Tarrow Board. Bram van der Holt chairs it, and Ilse de la Roche "
+            "joined. He took Vitamin D. Then he left. Plan A. The team met R. Ostby.")
+    names = candidate_names(text)
+    assert {"J. K. Wend", "Bram van der Holt", "Ilse de la Roche", "R. Ostby"} <= set(names)
+    assert not {"J", "K", "der Holt", "la Roche"} & set(names)          # no initial or particle alone
+    assert "Vitamin D" in names and not any("Then" in n and " " in n for n in names)   # a sentence ended
+    assert not any(n.endswith("The") for n in names)
+
+
+def test_an_acronym_defined_in_brackets_is_an_alias_of_its_name():
+    docs = [{"id": "d1", "text": "The Tarrow Water Board (TWB) funds Pellick Mill. The TWB is chaired by Ann Lee."}]
+    assert defined_acronyms(docs[0]["text"]) == {"TWB": "Tarrow Water Board"}
+    table = reconcile_entities(["Tarrow Water Board", "TWB", "Ann Lee", "Pellick Mill"], docs)
+    assert table["TWB"] == "Tarrow Water Board"
+    assert reconcile_entities(["Tarrow Water Board", "TWB"])["TWB"] == "TWB"        # no text, no alias
+    assert defined_acronyms("Ann Lee (XYZ) left.") == {}                              # spells no name
 
 
 def test_a_possessive_name_is_not_the_longer_form_of_its_owner():
