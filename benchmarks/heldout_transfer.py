@@ -1,9 +1,9 @@
 """Graph RAG against flat retrieval on collections written after the method: does it transfer?
 
-The four held-out collections of ``gaba.data.transfer.HELD_OUT`` (music, food, space, rail; ten
-short news items and 14 questions each: single-fact, two-hop, three-hop, unanswerable) are built
-into a knowledge graph each with the defaults a reader gets (open extraction, co-occurrence rule), and
-every question is asked once at temperature 0 of
+The five held-out collections of ``gaba.data.transfer.HELD_OUT`` (music, food, space, rail,
+health; ten short news items and 14 questions each: single-fact, two-hop, three-hop,
+unanswerable) are built into a knowledge graph each with the defaults a reader gets (open
+extraction, co-occurrence rule), and every question is asked once at temperature 0 of
 
 - flat RAG over the 2 most similar documents (``gaba.rag.flat_rag``),
 - Graph RAG within 3 hops at its defaults (``gaba.rag.graph_rag``), and
