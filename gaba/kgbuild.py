@@ -16,7 +16,7 @@ from .cooccurrence import cooccurrence_triples
 from .data.news import load_documents
 from .data.triple import Triple
 from .extract import extract_corpus
-from .names import TITLES, candidate_names, strip_title
+from .names import TITLES, UPPER, candidate_names, strip_title
 from .request import prompt_version, schema_relations
 
 
@@ -125,7 +125,7 @@ def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
     for n, data in G.nodes(data=True):
         if data.get("type") != "person":
             continue
-        for m in re.finditer(rf"\b([A-Z][\w'’-]*)\.?\s+{re.escape(n)}\b", text):
+        for m in re.finditer(rf"\b({UPPER}[\w'’-]*)\.?\s+{re.escape(n)}\b", text):
             alias = m.group(0)
             if m.group(1).lower() in TITLES or (extended and strip_title(alias, extended=True) == n):
                 data["aliases"].add(alias)

@@ -41,7 +41,9 @@ _CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunda
 
 #: Lowercase words a quoted title may hold ("Pride and Prejudice", "Set the Fire to the Third Bar").
 TITLE_WORDS = FUNCTION_WORDS | {"or", "nor", "into", "upon", "over", "under", "is", "are", "was", "not"}
-_QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201c\u201d\n]{0,80}?)[\"\u201d]")
+#: A capital letter of any alphabet ("É", "Ø", "Ł" as well as "A" to "Z"), for the name patterns.
+UPPER = "[" + re.escape("".join(c for c in map(chr, range(0x3000)) if c.isupper())) + "]"
+_QUOTED = re.compile(r"[\"\u201c]((?:" + UPPER + r"|\d)[^\"\u201c\u201d\n]{0,80}?)[\"\u201d]")
 
 
 def quoted_titles(text: str) -> list[str]:
@@ -149,8 +151,8 @@ def is_name(name: str) -> bool:
 
 def capitalised_in(name: str, text: str) -> bool:
     """Whether a capitalised word of ``name`` is written capitalised in ``text`` (a proper name)."""
-    words = {w for w in re.findall(r"[A-Z][\w&-]*", text) if w.lower() not in FUNCTION_WORDS}
-    return any(w in words for w in re.findall(r"[A-Z][\w&-]*", name))
+    words = {w for w in re.findall(UPPER + r"[\w&-]*", text) if w.lower() not in FUNCTION_WORDS}
+    return any(w in words for w in re.findall(UPPER + r"[\w&-]*", name))
 
 
 def looks_like_org(name: str) -> bool:
@@ -183,19 +185,19 @@ def strip_title(name: str, *, extended: bool = False) -> str:
 #: Lowercase words inside one name ("University of Caldermoor"); not "and", which joins two names.
 NAME_CONNECTORS = ("of the", "of", "de", "du", "del", "della", "der", "van", "von", "da", "di", "la", "le")
 #: A name word: capitalised, or a brand such as "eBay", "iPhone", "7-Eleven" (but "pH" names nothing).
-_CAP = r"(?<![\w&'’])(?:[a-z](?=[A-Z][a-z])|\d+-(?=[A-Z][a-z]))?[A-Z][\w&'’-]*"
+_CAP = rf"(?<![\w&'’])(?:[a-z](?={UPPER}[a-z])|\d+-(?={UPPER}[a-z]))?{UPPER}[\w&'’-]*"
 _CONNECT = "|".join([*(c.replace(" ", r"\s+") for c in NAME_CONNECTORS), "&"])   # "Procter & Gamble"
 #: A number that ends a name ("Class 7", "Flight 797", "Route 66"): up to three digits, not a year or a decimal.
 _NUMBER = r"\d{1,3}[A-Za-z]?\b(?![.,]\d)"
 #: Initials or a short abbreviation that open a name ("J. K. Obuya", "St. Aldric's Hospital"): a
 #: capital, at most one more letter and a full stop, before a capitalised word that is no function word.
-_ABBR = (r"(?<![\w&'’.])[A-Z][a-z]?\.(?=\s+(?!(?:" + "|".join(sorted(w.capitalize() for w in FUNCTION_WORDS))
-         + r")\b)[A-Z])")
+_ABBR = (r"(?<![\w&'’.])" + UPPER + r"[a-z]?\.(?=\s+(?!(?:" + "|".join(sorted(w.capitalize() for w in FUNCTION_WORDS))
+         + r")\b)" + UPPER + ")")
 #: Up to two connectors in a row ("Tobias van der Berg", "Jean de la Fontaine").
 _CONNECTORS = rf"(?:(?:{_CONNECT})\s+){{1,2}}"
 _NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(?:\s+{_NUMBER})?")
 #: A capitalised word just before a run: then a one-letter "initial" ends a sentence ("Vitamin D. Then").
-_AFTER_NAME_WORD = re.compile(r"[A-Z][\w&'’-]*\s+$")
+_AFTER_NAME_WORD = re.compile(UPPER + r"[\w&'’-]*\s+$")
 
 
 def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
@@ -223,7 +225,7 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
     for m in _NAME_RUN.finditer(text):
         run = m.group(0)
         if _AFTER_NAME_WORD.search(text, 0, m.start()):
-            run = re.sub(r"^(?:[A-Z]\.\s+)+", "", run)
+            run = re.sub(rf"^(?:{UPPER}\.\s+)+", "", run)
         add(run)
         parts = re.split(rf"\s+{_CONNECTORS}", run)
         if len(parts) > 1:

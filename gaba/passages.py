@@ -9,6 +9,7 @@ from typing import Any
 
 from .data.news import load_documents
 from .errors import DocumentError
+from .names import UPPER
 from .tokens import estimate_tokens
 
 
@@ -28,7 +29,7 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
     ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """
-    parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])", text.strip())
+    parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?(?:" + UPPER + r"|\d))", text.strip())
     out: list[str] = []
     for p in (p.strip() for p in parts):
         if not p:

@@ -125,6 +125,15 @@ def test_an_acronym_defined_in_brackets_is_an_alias_of_its_name():
     assert defined_acronyms("Ann Lee (XYZ) left.") == {}                              # spells no name
 
 
+def test_a_name_may_begin_with_a_capital_of_any_alphabet():
+    text = "Émile Varenne founded Øster Haulage in Århavn. Łucja Brenn joined. Ólafur Tind met É. Varenne."
+    names = candidate_names(text)
+    assert {"Émile Varenne", "Øster Haulage", "Århavn", "Łucja Brenn", "Ólafur Tind", "É. Varenne"} <= set(names)
+    assert "Varenne" not in names[:1] and "Haulage" not in names          # not cut after the first letter
+    from gaba.passages import split_sentences
+    assert split_sentences(text)[1] == "Łucja Brenn joined."                # a sentence may open with one too
+
+
 def test_a_possessive_name_is_not_the_longer_form_of_its_owner():
     names = ["Orla Penn", "Orla Penn's Third Reel", "Keshport"]
     table = reconcile_entities(names)
