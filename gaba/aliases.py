@@ -12,7 +12,8 @@ from typing import Any
 
 from .data.news import load_documents, load_gold_aliases
 from .data.triple import Triple
-from .names import ORG_WORDS, NAME_CONNECTORS, capitalised_names, is_name, lower_words, normalize_name
+from .names import (ORG_WORDS, NAME_CONNECTORS, capitalised_names, is_name, lower_words, normalize_name,
+                    strip_title)
 
 
 _CONNECTOR_WORDS = frozenset(w for c in NAME_CONNECTORS for w in c.split())
@@ -69,6 +70,18 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
             canon[k] = suffix.pop()
         else:
             canon[k] = k
+    # "Judge Ann Lee of the Tarrow Court" is Ann Lee, when the model also names her on her own
+    extracted_keys = {normalize_name(n).lower() for n in names}
+    named = {canon[e] for e in extracted_keys if e in canon}      # entities the model named somewhere
+    moved = {}
+    for k in display:
+        m = _AFFILIATED.match(display[k])
+        if m and k in extracted_keys:
+            head = normalize_name(strip_title(m.group(1), extended=True)).lower()
+            if len(toks.get(head, ())) >= 2 and head in canon and canon[head] in named - {k}:
+                moved[k] = canon[head]
+    canon.update(moved)
+    canon = {k: moved.get(c, c) for k, c in canon.items()}
     # "NHA" is the short form of the "Northern Health Authority (NHA)" a text defines
     for d in (load_documents(documents) if documents is not None else ()):
         for acronym, long in defined_acronyms(d["text"]).items():
@@ -87,6 +100,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     return table
 
 
+#: A name, "of" or "of the", and a second name: "Judge Ann Lee of the Tarrow Court".
+_AFFILIATED = re.compile(r"^(.+?)\s+of(?:\s+the)?\s+(.+)$")
 #: A name followed by its acronym in brackets: "the Northern Health Authority (NHA)".
 _DEFINED_ACRONYM = re.compile(r"([A-Z][\w&'’-]*(?:\s+(?:[a-z]+\s+)?[A-Z][\w&'’-]*)*)\s+\(([A-Z]{2,8})\)")
 

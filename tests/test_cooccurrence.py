@@ -134,6 +134,16 @@ def test_a_name_may_begin_with_a_capital_of_any_alphabet():
     assert split_sentences(text)[1] == "Łucja Brenn joined."                # a sentence may open with one too
 
 
+def test_a_person_named_with_the_body_she_belongs_to_is_that_person():
+    names = ["Judge Ilse Varrow of the Tarrow High Court", "Ilse Varrow", "Tarrow High Court",
+             "Supreme Court of Tarrow", "University of Keshport", "Pell Oduya of Brell & Sons"]
+    table = reconcile_entities(names)
+    assert table["Judge Ilse Varrow of the Tarrow High Court"] == "Ilse Varrow"   # she is named alone too
+    assert table["Supreme Court of Tarrow"] == "Supreme Court of Tarrow"          # "Supreme Court": not a name given
+    assert table["University of Keshport"] == "University of Keshport"
+    assert table["Pell Oduya of Brell & Sons"] == "Pell Oduya of Brell & Sons"    # never named alone: left as it is
+
+
 def test_a_possessive_name_is_not_the_longer_form_of_its_owner():
     names = ["Orla Penn", "Orla Penn's Third Reel", "Keshport"]
     table = reconcile_entities(names)
