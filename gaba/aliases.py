@@ -38,8 +38,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     ('Kestrel Motors', 'Mara Voss', 'Pacific')
     """
     names = [n for n in names if isinstance(n, str)]
-    doc_names = [n for d in (load_documents(documents) if documents is not None else ())
-                 for n in capitalised_names(d["text"], extended_titles=extended_titles)]
+    docs = load_documents(documents) if documents is not None else []
+    doc_names = [n for d in docs for n in capitalised_names(d["text"], extended_titles=extended_titles)]
     # display form of each normalised, case-folded name: the most frequent spelling
     spellings: dict[str, Counter] = {}
     for n in list(names) + doc_names:
@@ -71,24 +71,23 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
         else:
             canon[k] = k
     # "Judge Ann Lee of the Tarrow Court" is Ann Lee, when the model also names her on her own
-    extracted_keys = {normalize_name(n).lower() for n in names}
-    named = {canon[e] for e in extracted_keys if e in canon}      # entities the model named somewhere
+    extracted = {normalize_name(n).lower() for n in names}
+    named = {canon[e] for e in extracted if e in canon}      # entities the model named somewhere
     moved = {}
     for k in display:
         m = _AFFILIATED.match(display[k])
-        if m and k in extracted_keys:
+        if m and k in extracted:
             head = normalize_name(strip_title(m.group(1), extended=True)).lower()
-            if len(toks.get(head, ())) >= 2 and head in canon and canon[head] in named - {k}:
+            if len(toks.get(head, ())) >= 2 and head in canon and canon[head] != k and canon[head] in named:
                 moved[k] = canon[head]
     canon.update(moved)
     canon = {k: moved.get(c, c) for k, c in canon.items()}
     # "NHA" is the short form of the "Northern Health Authority (NHA)" a text defines
-    for d in (load_documents(documents) if documents is not None else ()):
+    for d in docs:
         for acronym, long in defined_acronyms(d["text"]).items():
             a, n = acronym.lower(), normalize_name(long).lower()
             if a in canon and n in canon and canon[a] == a:
                 canon[a] = canon[n]
-    extracted = {normalize_name(n).lower() for n in names}
     used_canon = {canon[k] for k in extracted if k in canon}
     table: dict[str, str] = {}
     for n in sorted(set(names)):
