@@ -196,6 +196,9 @@ _ABBR = (r"(?<![\w&'’.])" + UPPER + r"[a-z]?\.(?=\s+(?!(?:" + "|".join(sorted(
 #: Up to two connectors in a row ("Tobias van der Berg", "Jean de la Fontaine").
 _CONNECTORS = rf"(?:(?:{_CONNECT})\s+){{1,2}}"
 _NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(?:\s+{_NUMBER})?")
+#: A firm or band named by its members ("Marsh, Pike & Dunn", "Earth, Wind & Fire"): single name
+#: words joined by commas, then "&" and a name.
+_PARTNERS = re.compile(rf"{_CAP}(?:,\s+{_CAP})+,?\s+&\s+{_CAP}(?:\s+{_CAP})*")
 #: A capitalised word just before a run: then a one-letter "initial" ends a sentence ("Vitamin D. Then").
 _AFTER_NAME_WORD = re.compile(UPPER + r"[\w&'’-]*\s+$")
 
@@ -209,6 +212,7 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
     ['Ann Lee', 'University of Caldermoor', 'University', 'Caldermoor']
     """
     names = []
+    partners = {m.start(): m.group(0) for m in _PARTNERS.finditer(text)}
 
     def add(run: str) -> None:
         words = normalize_name(run).split()
@@ -226,6 +230,8 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
         run = m.group(0)
         if _AFTER_NAME_WORD.search(text, 0, m.start()):
             run = re.sub(rf"^(?:{UPPER}\.\s+)+", "", run)
+        if m.start() in partners:
+            add(partners[m.start()])
         add(run)
         parts = re.split(rf"\s+{_CONNECTORS}", run)
         if len(parts) > 1:

@@ -190,3 +190,11 @@ def test_a_word_written_only_before_a_name_at_a_sentence_start_gives_an_alias(tm
     assert "Ilse Drury" not in G.nodes["Tamsin Ilse Drury"]["aliases"]  # also written mid-sentence
     from gaba.entities import find_entities
     assert find_entities("Which label signed Orla Penn?", G) == ["Lutist Orla Penn"]
+
+
+def test_a_firm_named_by_its_partners_is_one_name():
+    text = "Tarrin Quarries hired Oss, Vell & Dray. Its partner, Ysolde Marn, met Brack, Tull, Pym & Orr LLP."
+    names = candidate_names(text)
+    assert {"Oss, Vell & Dray", "Brack, Tull, Pym & Orr LLP"} <= set(names)
+    assert {"Oss", "Vell & Dray"} <= set(names)                 # its parts are still offered
+    assert not any("," in n for n in candidate_names("Ysolde Marn, Oss and Vell met in Tarrin."))
