@@ -20,7 +20,7 @@ import networkx as nx
 
 from . import prompts
 from .graph import Fact, fact_sentence
-from .names import whole_words
+from .names import FUNCTION_WORDS, whole_words
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
 ABSTAIN = "I don't know"
@@ -243,25 +243,58 @@ def _used_text(reply: str) -> str:
     return tail[:ends[-1].start()] if ends else tail
 
 
-def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Sequence[str]] | None = None
-                ) -> list[Fact]:
+def _stem_match(a: str, b: str) -> bool:
+    """Whether two words share a stem: a common beginning of 5 letters, or of all but one letter of
+    the shorter word (at least 3): "chair" in "chaired" and "chairperson", "owns" and "owner"."""
+    need = max(3, min(5, min(len(a), len(b)) - 1))
+    return len(a) >= need and len(b) >= need and a[:need] == b[:need]
+
+
+def _restated(f: Fact, used: str, aliases: Mapping[str, Sequence[str]]) -> bool:
+    """Whether one sentence of ``used`` names both ends of ``f`` (or an alias) and a word of its relation."""
+    rel = [w for w in re.findall(r"[^\W\d_]+", f[1].casefold()) if len(w) >= 3 and w not in FUNCTION_WORDS]
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n", used):
+        rest = sentence
+        for end in (f[0], f[2]):
+            forms = sorted({n.casefold() for n in (end, *aliases.get(end, ())) if n}, key=len, reverse=True)
+            hit = next((m for n in forms for m in [re.search(whole_words(n), rest)] if m), None)
+            if hit is None:
+                break
+            rest = rest[:hit.start()] + " " + rest[hit.end():]
+        else:
+            if any(_stem_match(r, w) for r in rel for w in re.findall(r"[^\W\d_]+", rest)):
+                return True
+    return False
+
+
+def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Sequence[str]] | None = None,
+                aliases: Mapping[str, Sequence[str]] | None = None, *, restated: bool = True) -> list[Fact]:
     """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
 
-    A fact counts when its sentence or an ``evidence`` sentence of it was copied, small edits allowed.
+    A fact counts when its sentence or an ``evidence`` sentence of it was copied, small edits allowed,
+    or (``restated=True``) when one sentence there names both its ends (or their ``aliases``) and a
+    word of its relation (a shared stem: "chairs" for "chaired_by").
 
     Examples
     --------
     >>> cited_facts("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic",
     ...             [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")])
     [('Voltaic', 'COMPETES_WITH', 'Aurora')]
+    >>> cited_facts("Facts used: Ruth Amsel chairs the Brennock Group.\\nAnswer: Ruth Amsel",
+    ...             [("Brennock Group", "chaired_by", "Ruth Amsel")])
+    [('Brennock Group', 'chaired_by', 'Ruth Amsel')]
     """
     from rapidfuzz import fuzz
 
-    used = " ".join(_used_text(reply).split()).casefold()
+    lines = _used_text(reply).casefold()
+    used = " ".join(lines.split())
     if not used:
         return []
     out = []
     for f in sorted(set(facts)):
+        if restated and _restated(f, lines, aliases or {}):
+            out.append(f)
+            continue
         texts = [fact_sentence(f), *((evidence or {}).get(f, ()))]
         for t in texts:
             t = " ".join(str(t).split()).casefold().rstrip(".")
@@ -285,7 +318,8 @@ class Grounding:
 
 def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], *,
                     evidence: Mapping[Fact, Sequence[str]] | None = None,
-                    aliases: Mapping[str, Sequence[str]] | None = None, hops: int = 2) -> Grounding:
+                    aliases: Mapping[str, Sequence[str]] | None = None, hops: int = 2,
+                    restated: bool = True) -> Grounding:
     """Accept an answer only when the facts it cites connect it to the question; else say why not.
 
     The reply must cite a given fact, and its answer must name an entity (or one of its ``aliases``)
@@ -304,7 +338,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     answer = final_answer(reply)
     if is_abstention(answer):
         return Grounding(True, "the model abstained")
-    cited = tuple(cited_facts(reply, facts, evidence))
+    cited = tuple(cited_facts(reply, facts, evidence, aliases, restated=restated))
     if not cited:
         return Grounding(False, "the reply cites none of the facts it was given")
     aliases = aliases or {}

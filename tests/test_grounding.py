@@ -63,3 +63,26 @@ def test_final_answer_and_abstention():
     assert final_answer("Facts used: x\nAnswer: Voltaic") == "Voltaic"
     assert is_abstention("I don't know: the reply cites none of the facts it was given.")
     assert not is_abstention("Voltaic Dynamics")
+
+
+def test_a_fact_restated_in_other_words_is_cited():
+    facts = [("Pellbrook Group", "chairled_by", "Ysolde Marn"), ("Tarrin Quarries", "represented_by", "Oss, Vell & Dray"),
+             ("Tarrin Quarries", "subsidiary_of", "Pellbrook Group")]
+
+    def reply(used, answer="x"):
+        return f"Facts used: {used}\nAnswer: {answer}"
+
+    # both ends (or an alias) and a word of the relation's stem, in one sentence, in either order
+    assert cited_facts(reply("Ysolde Marn is the chairperson of the Pellbrook Group."), facts) == [facts[0]]
+    assert cited_facts(reply("Oss, Vell & Dray represented Tarrin Quarries."), facts) == [facts[1]]
+    assert cited_facts(reply("Marn chairs Pellbrook."), facts,
+                       aliases={"Ysolde Marn": ["Marn"], "Pellbrook Group": ["Pellbrook"]}) == [facts[0]]
+    # not: one end twice, no word of the relation, the ends in two sentences, or restated=False
+    assert cited_facts(reply("Oss, Vell & Dray was represented by Oss, Vell & Dray."), facts) == []
+    assert cited_facts(reply("Oss, Vell & Dray sued Tarrin Quarries."), facts) == []
+    assert cited_facts(reply("Ysolde Marn left. The Pellbrook Group chairs a fund."), facts) == []
+    assert cited_facts(reply("Ysolde Marn chairs the Pellbrook Group."), facts, restated=False) == []
+    g = check_grounding(reply("Ysolde Marn chairs the Pellbrook Group.", "Ysolde Marn"), facts, ["Tarrin Quarries"])
+    assert g.accepted and g.cited == (facts[0],)
+    assert not check_grounding(reply("Ysolde Marn chairs the Pellbrook Group.", "Ysolde Marn"), facts,
+                               ["Tarrin Quarries"], restated=False).accepted
