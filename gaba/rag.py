@@ -28,16 +28,20 @@ Ranker = Callable[[str, list, Any, int], Sequence[Fact]]
 
 def _link(question: str, G, linking: str | Linker) -> list[str]:
     """The graph's node names the question names, by ``linking``, each once."""
-    if linking == "exact":
-        return find_entities(question, G)
+    if linking in ("auto", "exact"):
+        found = find_entities(question, G)
+        if found or linking == "exact":
+            return found
+        linking = "full"          # auto: no name as written, so shared rare name words, then similar names
     found = linking(question, G) if callable(linking) else link.link_entities(question, G, method=linking)
     return list(dict.fromkeys(n for n in (getattr(m, "name", m) for m in found) if n in G))
 
 
-def _no_entity_reason(G) -> str:
+def _no_entity_reason(G, linking) -> str:
     names = sorted(str(n) for n in G.nodes)
     shown = ", ".join(names[:12]) + (f", and {len(names) - 12} more" if len(names) > 12 else "")
-    return ("the question names none of the graph's entities, so there is nothing to traverse. "
+    close = " (nor a name close to one)" if linking == "auto" else ""
+    return (f"the question names none of the graph's entities{close}, so there is nothing to traverse. "
             f"I looked for these names (and their aliases): {shown}.")
 
 
@@ -53,7 +57,7 @@ DEFAULT_FACT_ORDER = FACT_ORDERS[0]
 
 
 def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
-                    rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "exact",
+                    rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
                     max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
@@ -77,7 +81,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if fact_order not in FACT_ORDERS:
         raise ValueError(f"fact_order must be one of {', '.join(FACT_ORDERS)}, not {fact_order!r}")
     if not callable(linking) and (not isinstance(linking, str) or not linking):
-        raise ValueError(f"linking must be 'exact', a gaba.link method name or a function, not {linking!r}")
+        raise ValueError(f"linking must be 'auto', 'exact', a gaba.link method name or a function, not {linking!r}")
     out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
                            "reply": None, "model_answer": None, "grounding": None, "reason": None}
 
@@ -87,7 +91,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
 
     entities = out["entities"] = _link(question, G, linking)
     if not entities:
-        return abstain(_no_entity_reason(G))
+        return abstain(_no_entity_reason(G, linking))
     facts = gather_facts(G, entities, hops)
     if budget is not None and len(facts) > budget:
         if callable(rank):
@@ -124,12 +128,14 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
 
 
 def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
-              rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "exact",
+              rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
               fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[Fact]]:
     """Answer a question from the facts around its entities, with one model call and a check.
 
-    ``linking``: ``"exact"``, a :func:`gaba.link.link_entities` method or ``fn(question, G) -> names``.
+    ``linking``: ``"auto"`` (names and aliases as written; when the question names none, the
+    deeper tiers of :func:`gaba.link.link_entities`, so "Brennock" finds "Brennock Group"),
+    ``"exact"``, a :func:`gaba.link.link_entities` method or ``fn(question, G) -> names``.
     ``rank``: a :func:`gaba.rank.rank_facts` method or ``fn(question, facts, G, budget) -> facts``
     (``budget=None`` keeps all). ``fact_order``: ``"hops"`` (nearest first), ``"sorted"``,
     ``"outline"`` or ``"chains"``. A reply :func:`gaba.answer.check_grounding` rejects becomes
@@ -145,8 +151,8 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_B
     >>> import networkx as nx
     >>> answer, facts = graph_rag("What is the weather like?", nx.MultiDiGraph([("Aurora", "Kestrel")]))
     >>> print(answer)  # doctest: +NORMALIZE_WHITESPACE
-    I don't know: the question names none of the graph's entities, so there is nothing to
-    traverse. I looked for these names (and their aliases): Aurora, Kestrel.
+    I don't know: the question names none of the graph's entities (nor a name close to one), so
+    there is nothing to traverse. I looked for these names (and their aliases): Aurora, Kestrel.
     """
     t = graph_rag_trace(question, G, hops, budget=budget, rank=rank, linking=linking,
                         grounding=grounding, temperature=temperature, seed=seed, max_tokens=max_tokens,

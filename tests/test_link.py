@@ -245,3 +245,22 @@ def test_graph_rag_uses_linking(news, scripted):
                                   news, linking="fuzzy")
     assert ("Margaret of Henneberg", "mother", "Matilda of Brabant") in facts
     assert link.METHODS  # the hook passes method=... through
+
+
+def test_graph_rag_tries_similar_names_only_when_the_question_names_none(scripted):
+    from gaba import rag
+
+    G = nx.MultiDiGraph()
+    G.add_edge("Brennock Group", "Ysolde Marn", key="chaired_by", relation="chaired_by",
+               evidence=["The Brennock Group is chaired by Ysolde Marn."])
+    G.add_edge("Tarrin Quarries", "Brennock Group", key="subsidiary_of", relation="subsidiary_of",
+               evidence=["Tarrin Quarries is a subsidiary of the Brennock Group."])
+    scripted.replies.extend(["Facts used: Brennock Group chaired by Ysolde Marn.\nAnswer: Ysolde Marn"] * 2)
+    for q in ("Who chairs Brennock?", "Who chairs the Brenock Group?"):      # a short form, a misspelling
+        t = rag.graph_rag_trace(q, G)
+        assert t["entities"] == ["Brennock Group"] and t["answer"] == "Ysolde Marn", q
+    exact = rag.graph_rag_trace("Who chairs Brennock?", G, linking="exact")
+    assert exact["entities"] == [] and "close to one" not in exact["answer"]
+    none = rag.graph_rag_trace("Who owns Pellow Mills?", G)                 # nothing close: no call
+    assert none["entities"] == [] and "nor a name close to one" in none["answer"]
+    assert len(scripted.requests) == 2
