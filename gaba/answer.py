@@ -250,10 +250,10 @@ def _stem_match(a: str, b: str) -> bool:
     return len(a) >= need and len(b) >= need and a[:need] == b[:need]
 
 
-def _restated(f: Fact, used: str, aliases: Mapping[str, Sequence[str]]) -> bool:
-    """Whether one sentence of ``used`` names both ends of ``f`` (or an alias) and a word of its relation."""
+def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> bool:
+    """Whether one of ``sentences`` names both ends of ``f`` (or an alias) and a word of its relation."""
     rel = [w for w in re.findall(r"[^\W\d_]+", f[1].casefold()) if len(w) >= 3 and w not in FUNCTION_WORDS]
-    for sentence in re.split(r"(?<=[.;!?])\s+|\n", used):
+    for sentence in sentences:
         rest = sentence
         for end in (f[0], f[2]):
             forms = sorted({n.casefold() for n in (end, *aliases.get(end, ())) if n}, key=len, reverse=True)
@@ -290,9 +290,11 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     used = " ".join(lines.split())
     if not used:
         return []
+    sentences = re.split(r"(?<=[.;!?])\s+|\n", lines) if restated else []   # split once, not per fact
+    aliases = aliases or {}
     out = []
     for f in sorted(set(facts)):
-        if restated and _restated(f, lines, aliases or {}):
+        if restated and _restated(f, sentences, aliases):
             out.append(f)
             continue
         texts = [fact_sentence(f), *((evidence or {}).get(f, ()))]
@@ -338,10 +340,10 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     answer = final_answer(reply)
     if is_abstention(answer):
         return Grounding(True, "the model abstained")
+    aliases = aliases or {}
     cited = tuple(cited_facts(reply, facts, evidence, aliases, restated=restated))
     if not cited:
         return Grounding(False, "the reply cites none of the facts it was given")
-    aliases = aliases or {}
     g, _ = _fact_graph(facts)
     named = [c for c in sorted(set(g) - set(entities))
              if any(re.search(whole_words(n.casefold()), answer.casefold()) for n in [c, *aliases.get(c, ())] if n)]
