@@ -201,6 +201,18 @@ _NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(
 _PARTNERS = re.compile(rf"{_CAP}(?:,\s+{_CAP})+,?\s+&\s+{_CAP}(?:\s+{_CAP})*")
 #: A capitalised word just before a run: then a one-letter "initial" ends a sentence ("Vitamin D. Then").
 _AFTER_NAME_WORD = re.compile(UPPER + r"[\w&'’-]*\s+$")
+_NAME_WORD_CHAR = re.compile(r"[\w&'’-]")
+
+
+def _word_before(text: str, end: int) -> int:
+    """Where the word before the spaces that end at ``end`` begins: where :data:`_AFTER_NAME_WORD`
+    can match, so the search need not rescan the text from its start for every run."""
+    i = end
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    while i > 0 and _NAME_WORD_CHAR.match(text, i - 1):
+        i -= 1
+    return i
 
 
 def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
@@ -228,7 +240,7 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
 
     for m in _NAME_RUN.finditer(text):
         run = m.group(0)
-        if _AFTER_NAME_WORD.search(text, 0, m.start()):
+        if _AFTER_NAME_WORD.search(text, _word_before(text, m.start()), m.start()):
             run = re.sub(rf"^(?:{UPPER}\.\s+)+", "", run)
         if m.start() in partners:
             add(partners[m.start()])
