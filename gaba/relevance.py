@@ -15,7 +15,7 @@ from . import embed
 from .entities import per_graph
 from .graph import Fact, edges_between
 from .link import LinkingCapped, link_entities
-from .names import whole_words
+from .names import mentions, whole_words
 from .words import word_stems
 
 __all__ = ["fact_text", "start_entities", "hop_distances", "ppr_flow", "fact_similarity", "piece_scores",
@@ -41,9 +41,17 @@ def _evidence(G, fact: Fact) -> str | None:
 
 
 def fact_text(G, fact: Fact) -> str:
-    """The evidence sentence of a fact's edge, or the fact rendered as a sentence."""
+    """The evidence sentence of a fact's edge, or the fact rendered as a sentence.
+
+    Evidence that leaves out an end of the fact ("It was founded by Ann Lee.") follows the
+    rendered fact, so the text says what the fact says.
+    """
     s, r, o = fact
-    return _evidence(G, fact) or f"{s} {_label_words(r).lower()} {o}."
+    rendered = f"{s} {_label_words(r).lower()} {o}."
+    ev = _evidence(G, fact)
+    if ev and not (mentions(ev, s) and mentions(ev, o)):
+        return f"{rendered} {ev}"
+    return ev or rendered
 
 
 def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:

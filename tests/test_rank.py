@@ -108,6 +108,21 @@ def test_embedding_uses_evidence_sentences(hub, fake_embed):
     assert scores[CHAIN[0]] > scores[("Supplier00 Industries", "SUPPLIES_TO", "Kestrel Motors")]
 
 
+def test_fact_text_completes_evidence_that_leaves_out_an_end():
+    from gaba.relevance import fact_text
+    G = nx.MultiDiGraph()
+    G.add_edge("Quorvel Mill", "Ossa Brint", key="founded_by", evidence="It was founded by Ossa Brint.")
+    G.add_edge("Ossa Brint", "Tarrow", key="born_in", evidence="Ossa Brint was born in Tarrow.")
+    # the evidence names one end only: the fact written out goes first, then the evidence
+    assert fact_text(G, ("Quorvel Mill", "founded_by", "Ossa Brint")) == \
+        "Quorvel Mill founded by Ossa Brint. It was founded by Ossa Brint."
+    # the evidence names both ends: it is the text as it stands
+    assert fact_text(G, ("Ossa Brint", "born_in", "Tarrow")) == "Ossa Brint was born in Tarrow."
+    # no evidence: the fact written out
+    G.add_edge("Tarrow", "Vell", key="near")
+    assert fact_text(G, ("Tarrow", "near", "Vell")) == "Tarrow near Vell."
+
+
 @pytest.mark.live
 def test_embedding_ranker_real_model(hub):
     facts = [CHAIN[0]] + [(f"Supplier{i:02d} Industries", "SUPPLIES_TO", "Kestrel Motors") for i in range(6)]
