@@ -10,27 +10,26 @@ function renderHopExplorer(el, data, state, onChange) {
   // (textContent, attribute values, option values), never parsed as HTML.
   el.replaceChildren();
   el.classList.add("hop-explorer");
+  const make = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
 
-  const controls = document.createElement("div");
-  controls.className = "hx-controls";
+  const controls = make("div", "hx-controls");
   const label = document.createElement("label");
   label.textContent = "Entity ";
-  const select = document.createElement("select");
-  select.className = "entity-select";
+  const select = make("select", "entity-select");
   select.setAttribute("aria-label", "Start entity");
   [...data.nodes].map(n => n.name).sort().forEach(name => {
     const opt = document.createElement("option");
     opt.value = name; opt.textContent = name; select.appendChild(opt);
   });
   label.appendChild(select);
-  const collapse = document.createElement("button");
-  collapse.className = "hx-less"; collapse.type = "button"; collapse.textContent = "\u2212 one hop";
-  const expand = document.createElement("button");
-  expand.className = "hx-more"; expand.type = "button"; expand.textContent = "+ one hop";
-  const reset = document.createElement("button");
-  reset.className = "hx-reset"; reset.type = "button"; reset.textContent = "reset";
-  const status = document.createElement("span");
-  status.className = "hop-status"; status.setAttribute("aria-live", "polite");
+  const collapse = make("button", "hx-less");
+  collapse.type = "button"; collapse.textContent = "\u2212 one hop";
+  const expand = make("button", "hx-more");
+  expand.type = "button"; expand.textContent = "+ one hop";
+  const reset = make("button", "hx-reset");
+  reset.type = "button"; reset.textContent = "reset";
+  const status = make("span", "hop-status");
+  status.setAttribute("aria-live", "polite");
   controls.append(label, collapse, expand, reset, status);
 
   const svg = document.createElementNS(NS, "svg");
@@ -92,23 +91,18 @@ function renderHopExplorer(el, data, state, onChange) {
     return g;
   });
 
-  const side = document.createElement("div");
-  side.className = "hx-side";
-  const summary = document.createElement("p");
-  summary.className = "hx-summary";
-  const list = document.createElement("ol");
-  list.className = "facts";
+  const side = make("div", "hx-side");
+  const summary = make("p", "hx-summary");
+  const list = make("ol", "facts");
   side.append(summary, list);
   if (data.truncated) {
-    const note = document.createElement("p");
-    note.className = "hx-note";
+    const note = make("p", "hx-note");
     note.setAttribute("role", "note");
     note.textContent = data.truncated.note;
     side.prepend(note);
   }
 
-  const body = document.createElement("div");
-  body.className = "hx-body";
+  const body = make("div", "hx-body");
   body.append(svg, side);
   el.append(controls, body);
 
@@ -145,15 +139,13 @@ function renderHopExplorer(el, data, state, onChange) {
       const idx = (reach.facts[h - 1] || []);
       counts.push(idx.length);
       total += idx.length;
-      const head = document.createElement("li");
-      head.className = "hop-head";
+      const head = make("li", "hop-head");
       head.style.borderLeftColor = HOP_COLORS[h];
       head.textContent = `hop ${h}: ${idx.length} new fact${idx.length === 1 ? "" : "s"}`;
       list.appendChild(head);
       idx.forEach(i => {
         const f = data.facts[i];
-        const li = document.createElement("li");
-        li.className = "fact";
+        const li = make("li", "fact");
         li.setAttribute("data-hop", String(h));
         li.style.borderLeftColor = HOP_COLORS[h];
         li.textContent = `${f[0]} \u2014${f[1]}\u2192 ${f[2]}`;
