@@ -12,8 +12,8 @@ from typing import Any
 
 from .data.news import load_documents, load_gold_aliases
 from .data.triple import Triple
-from .names import (ORG_WORDS, NAME_CONNECTORS, capitalised_names, is_name, lower_words, normalize_name,
-                    strip_title)
+from .names import (ORG_WORDS, NAME_CONNECTORS, UPPER, capitalised_names, is_name, lower_words,
+                    normalize_name, strip_title)
 
 
 _CONNECTOR_WORDS = frozenset(w for c in NAME_CONNECTORS for w in c.split())
@@ -102,7 +102,7 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
 #: A name, "of" or "of the", and a second name: "Judge Ann Lee of the Tarrow Court".
 _AFFILIATED = re.compile(r"^(.+?)\s+of(?:\s+the)?\s+(.+)$")
 #: A name followed by its acronym in brackets: "the Northern Health Authority (NHA)".
-_DEFINED_ACRONYM = re.compile(r"([A-Z][\w&'’-]*(?:\s+(?:[a-z]+\s+)?[A-Z][\w&'’-]*)*)\s+\(([A-Z]{2,8})\)")
+_DEFINED_ACRONYM = re.compile(rf"({UPPER}[\w&'’-]*(?:\s+(?:[a-z]+\s+)?{UPPER}[\w&'’-]*)*)\s+\(({UPPER}{{2,8}})\)")
 
 
 def defined_acronyms(text: str) -> dict[str, str]:
@@ -112,6 +112,8 @@ def defined_acronyms(text: str) -> dict[str, str]:
     --------
     >>> defined_acronyms("The Northern Health Authority (NHA) funds it. Ann Lee (AL) and Bo (XYZ).")
     {'NHA': 'Northern Health Authority', 'AL': 'Ann Lee'}
+    >>> defined_acronyms("Östra Vårdförbundet (ÖV) runs it.")
+    {'ÖV': 'Östra Vårdförbundet'}
     """
     out: dict[str, str] = {}
     for m in _DEFINED_ACRONYM.finditer(text):
