@@ -253,11 +253,13 @@ def _stem_match(a: str, b: str) -> bool:
 def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> bool:
     """Whether one of ``sentences`` names both ends of ``f`` (or an alias) and a word of its relation."""
     rel = [w for w in re.findall(r"[^\W\d_]+", f[1].casefold()) if len(w) >= 3 and w not in FUNCTION_WORDS]
+    # each end's name and aliases as whole-word patterns, longest first, built once per fact
+    ends = [[whole_words(n) for n in sorted({n.casefold() for n in (end, *aliases.get(end, ())) if n},
+                                            key=len, reverse=True)] for end in (f[0], f[2])]
     for sentence in sentences:
         rest = sentence
-        for end in (f[0], f[2]):
-            forms = sorted({n.casefold() for n in (end, *aliases.get(end, ())) if n}, key=len, reverse=True)
-            hit = next((m for n in forms for m in [re.search(whole_words(n), rest)] if m), None)
+        for patterns in ends:
+            hit = next((m for p in patterns for m in [re.search(p, rest)] if m), None)
             if hit is None:
                 break
             rest = rest[:hit.start()] + " " + rest[hit.end():]
