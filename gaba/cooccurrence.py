@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from .data.triple import Triple
 from .names import candidate_names, find_mentions, whole_words
 from .passages import split_sentences
-from .validate import normalize_predicate
+from .validate import normalize_predicate, predicate_problem
 
 
 #: Relation of a co-occurrence edge whose connecting words do not make a short predicate.
@@ -19,7 +19,8 @@ COOCCURRENCE_MAX_WORDS = 6
 def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[Triple]:
     """A rule, not the model: link every two names written in the same sentence.
 
-    The relation is the words between them (as a predicate) when short and name-free, else
+    The relation is the words between them (as a predicate) when short, name-free and not a
+    clause with its own subject (:func:`~gaba.validate.predicate_problem`), else
     :data:`COOCCURRENCE_RELATION`. ``names`` default to :func:`~gaba.names.candidate_names`.
 
     Examples
@@ -45,5 +46,7 @@ def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[
                 words = re.findall(r"[^\W_]+", between)
                 short = 0 < len(words) <= COOCCURRENCE_MAX_WORDS and not find_mentions(between, found)
                 rel = normalize_predicate(between) if short else ""
+                if rel and predicate_problem(rel, a, b)[1]:       # "before she joined": a clause
+                    rel = ""
                 out.append(Triple(a, rel or COOCCURRENCE_RELATION, b, str(doc["id"]), sentence))
     return out

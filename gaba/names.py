@@ -30,9 +30,9 @@ ALL_TITLES = frozenset(_nameparser_titles) | TITLES
 #: Function words: never a distinctive word of a name, never the first word of one.
 FUNCTION_WORDS = frozenset("""a an and as at after before but by for from in of on since the this that
     to when while with""".split())
-_PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "him", "her", "them", "its",
-                       "their", "his", "the company", "the firm", "the group", "the bank",
-                       "company", "firm", "group", "bank"})
+#: Personal pronouns: never a name, and a subject pronoun inside a predicate marks a clause.
+PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "him", "her", "them", "its",
+                      "their", "his"})
 
 #: Calendar words: capitalised, but not names.
 _CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
@@ -144,9 +144,19 @@ def mentions(sentence: str, name: str) -> bool:
 
 
 def is_name(name: str) -> bool:
-    """Whether ``name`` can name an entity: it has a capital or a digit and is no pronoun."""
+    """Whether ``name`` can name an entity: it has a capital or a digit, is no pronoun, and is not
+    an organisation word alone ("University", "the Bank": part of a longer name, not a name).
+
+    Examples
+    --------
+    >>> is_name("Lena Marsh"), is_name("she"), is_name("The University"), is_name("Trust Fund")
+    (True, False, False, True)
+    """
+    words = lower_words(name)
+    if words[:1] == ["the"]:
+        words = words[1:]
     return bool(name) and any(c.isupper() or c.isdigit() for c in name) \
-        and name.lower() not in _PRONOUNS
+        and name.lower() not in PRONOUNS and not (len(words) <= 1 and set(words) <= ORG_WORDS)
 
 
 def capitalised_in(name: str, text: str) -> bool:

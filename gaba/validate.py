@@ -5,6 +5,7 @@ Taught in chapter "From text to a knowledge graph". A refused record is a :class
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from .data.triple import Triple
-from .names import (FUNCTION_WORDS, capitalised_in, is_name, looks_like_org, looks_like_person,
+from .names import (FUNCTION_WORDS, candidate_names, capitalised_in, is_name, looks_like_org, looks_like_person,
                     lower_words, mentions, normalize_name, strip_title)
 from .passages import split_sentences
 from .prompts import ENTITY_TYPES
@@ -60,23 +61,78 @@ def _match_sentence(evidence: str, sentences: list[str]) -> str | None:
 _AUX = frozenset("""is was were are am be been being has have had will would shall should can could
     may might must do does did also currently now then later recently reportedly""".split())
 _ARTICLES = frozenset({"a", "an", "the"})
+_RELATIVE = frozenset({"who", "whom", "which", "that"})
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you"})
 
 
 def normalize_predicate(text: str) -> str:
     """A predicate as a short lowercase snake_case label, or ``""`` if it names no relation.
 
+    Leading auxiliaries, a relative pronoun and a possessive "'s" go ("which was sold to" ->
+    ``sold_to``, "'s debut novel" -> ``debut_novel``), and so do articles.
+
     Examples
     --------
     >>> normalize_predicate("has joined the board of"), normalize_predicate("is")
     ('joined_board_of', '')
+    >>> normalize_predicate("which was sold to"), normalize_predicate("’s debut novel")
+    ('sold_to', 'debut_novel')
     """
-    words = re.findall(r"[^\W_]+", str(text).casefold().replace("\u2019", "'"))
-    while words and words[0] in _AUX:
+    text = re.sub(r"^\W*['\u2019]s\b", "", str(text).strip())
+    words = re.findall(r"[^\W_]+", text.casefold().replace("\u2019", "'"))
+    while words and (words[0] in _AUX or words[0] in _RELATIVE):
         words.pop(0)
     words = [w for w in words if w not in _ARTICLES]
     if not any(w not in _AUX and w not in FUNCTION_WORDS for w in words):
         return ""
     return "_".join(words)
+
+
+def predicate_problem(predicate: str, subject: str, obj: str, names: Iterable[str] = ()) -> tuple[str, str]:
+    """``(predicate, "")`` tidied, or ``(predicate, why it names no relation between the two)``.
+
+    The object's own name goes from the predicate: at its end (``joined_acme`` + "Acme" ->
+    ``joined``), or anywhere when it has two or more words (a description such as "is a Norvik
+    Lutheran pastor" keeps ``pastor``). It is refused when it holds a subject pronoun (a clause with
+    its own subject: ``before_she_joined``) or another name of two or more words (the relation is
+    with that entity, not with ``obj``).
+
+    Examples
+    --------
+    >>> predicate_problem("joined_acme_labs", "Ann Lee", "Acme Labs")
+    ('joined', '')
+    >>> predicate_problem("norvik_lutheran_pastor", "Ann Lee", "Norvik Lutheran")
+    ('pastor', '')
+    >>> predicate_problem("before_she_joined", "Oslo University", "Acme Labs")[1]
+    "predicate 'before_she_joined' is a clause with its own subject ('she')"
+    """
+    words = predicate.split("_")
+    own = lower_words(obj)
+    n = len(own)
+    at = next((i for i in range(len(words) - n, -1, -1) if n and words[i:i + n] == own
+               and (n >= 2 or i + n == len(words))), None)
+    if at is not None and len(words) > n:
+        words = words[:at] + words[at + n:]
+        while words and words[-1] in _ARTICLES:
+            words.pop()
+        predicate = "_".join(words)
+        if not any(w not in _AUX and w not in FUNCTION_WORDS for w in words):
+            return predicate, f"predicate holds only the name {obj!r}"
+    pronoun = next((w for w in words if w in _SUBJECT_PRONOUNS), None)
+    if pronoun:
+        return predicate, f"predicate {predicate!r} is a clause with its own subject ({pronoun!r})"
+    padded = f"_{predicate}_"
+    for name in (subject, obj, *names):
+        name_words = lower_words(name)
+        if len(name_words) >= 2 and f"_{'_'.join(name_words)}_" in padded:
+            return predicate, f"predicate {predicate!r} holds the name {name!r}"
+    return predicate, ""
+
+
+@functools.lru_cache(maxsize=64)
+def _names_of(text: str) -> tuple[str, ...]:
+    """:func:`gaba.names.candidate_names` of a text, worked out once for all its records."""
+    return tuple(candidate_names(text))
 
 
 def _predicate_in(predicate: str, text: str) -> bool:
@@ -120,6 +176,9 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         return f"predicate {rec.get('predicate')!r} names no relation"
     if len(pred.split("_")) > MAX_PREDICATE_WORDS:
         return f"predicate {rec.get('predicate')!r} is longer than {MAX_PREDICATE_WORDS} words"
+    pred, problem = predicate_problem(pred, subj, obj, _names_of(doc["text"]))
+    if problem:
+        return problem
     problem = _names_problem(subj, obj, doc["text"])
     if problem:
         return problem

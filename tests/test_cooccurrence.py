@@ -198,3 +198,10 @@ def test_a_firm_named_by_its_partners_is_one_name():
     assert {"Oss, Vell & Dray", "Brack, Tull, Pym & Orr LLP"} <= set(names)
     assert {"Oss", "Vell & Dray"} <= set(names)                 # its parts are still offered
     assert not any("," in n for n in candidate_names("Ysolde Marn, Oss and Vell met in Tarrin."))
+
+
+def test_cooccurrence_words_that_make_a_clause_give_no_relation():
+    doc = {"id": "c9", "text": "Ilse Varn studied at Corrow University before she joined Pellam Labs."}
+    rels = {(a, b): r for a, r, b in (t.as_tuple() for t in cooccurrence_triples(doc))}
+    assert rels[("Corrow University", "Pellam Labs")] == COOCCURRENCE_RELATION
+    assert rels[("Ilse Varn", "Corrow University")] == "studied_at"

@@ -729,3 +729,45 @@ def test_a_passive_sentence_read_the_active_way_keeps_the_texts_meaning():
         ("Marrow Lantern Press", "absorbed_by", "Fenwick Quill"),
         ("Fenwick Quill", "absorbed", "Marrow Lantern Press"),
         ("Fenwick Quill", "reprinted", "Tamsin Orle")]
+
+
+def test_a_predicate_loses_a_possessive_a_relative_pronoun_and_the_objects_name():
+    doc = {"id": "p1", "text": ("Velka Tarn's third novel, Ember Quay, sold well. Tarn joined Orrin Works in 2019. "
+                                "Orrin Works, which was sold to Brask Holdings, builds ferries.")}
+    recs = [ofact(1, "Velka Tarn", "'s third novel", "Ember Quay", "person", "work"),
+            ofact(2, "Velka Tarn", "joined Orrin Works", "Orrin Works", "person"),
+            ofact(3, "Orrin Works", "which was sold to", "Brask Holdings")]
+    kept, rejected = validate_open_triples(recs, doc)
+    assert rejected == []
+    assert [t.as_tuple() for t in kept] == [("Velka Tarn", "third_novel", "Ember Quay"),
+                                            ("Velka Tarn", "joined", "Orrin Works"),
+                                            ("Orrin Works", "sold_to", "Brask Holdings")]
+
+
+def test_a_predicate_that_is_a_clause_or_holds_another_name_is_refused():
+    doc = {"id": "p2", "text": ("Dr. Ilse Varn studied at Corrow University before she joined Pellam Labs. "
+                                "Ilse Varn chaired Pellam Labs, which Osk Dunmore funded.")}
+    recs = [ofact(1, "Corrow University", "before she joined", "Pellam Labs"),
+            ofact(1, "Ilse Varn", "joined Pellam Labs", "University", "person"),
+            ofact(2, "Ilse Varn", "chaired Pellam Labs which", "Osk Dunmore", "person", "person")]
+    kept, rejected = validate_open_triples(recs, doc)
+    assert kept == []
+    assert [r.reason for r in rejected] == [
+        "predicate 'before_she_joined' is a clause with its own subject ('she')",
+        "predicate 'joined_pellam_labs' holds the name 'Pellam Labs'",
+        "predicate 'chaired_pellam_labs_which' holds the name 'Pellam Labs'",
+    ]
+    # an organisation word alone is part of a longer name, not a name; it is not offered either
+    kept, rejected = validate_open_triples([ofact(1, "Ilse Varn", "studied at", "University", "person")], doc)
+    assert kept == [] and rejected[0].reason == "subject or object is not a name"
+    assert "University" not in candidate_names("University staff met. Corrow University hired Osk Dunmore.")
+
+
+def test_a_description_that_holds_the_objects_name_keeps_the_rest():
+    # the model copies a description: the object's own name inside the predicate goes, the rest
+    # stays the relation, so the subject keeps its typed edge (and the aliases a person gets)
+    doc = {"id": "p3", "text": "Aino Pelt is a Norvik Lutheran pastor and the author of four hymn books."}
+    kept, rejected = validate_open_triples(
+        [ofact(1, "Aino Pelt", "is a Norvik Lutheran pastor", "Norvik Lutheran", "person", "org")], doc)
+    assert rejected == []
+    assert [t.as_tuple() for t in kept] == [("Aino Pelt", "pastor", "Norvik Lutheran")]
