@@ -29,10 +29,6 @@ PUBLIC_DIR = ASSETS / "data" / "benchmarks"
 #: Real sample file per dataset, relative to :data:`PUBLIC_DIR`.
 PUBLIC_FILES = {"hotpotqa": "hotpotqa/dev_sample.jsonl", "2wiki": "2wikimultihopqa/dev_sample.jsonl",
                 "musique": "musique/dev_sample.jsonl"}
-#: SHA-256 of each real sample file, as published with it.
-PUBLIC_SHA256 = {"hotpotqa": "b7b66894184bfb424ab24aeafc6938f9cc1768bae8eec7d9135f4adf7747b476",
-                 "2wiki": "535a190a85588fc743dbb9edb5b450609ecc167695638d925c06a8a4a14314dd",
-                 "musique": "bbc98ab676941cf3a481cb3361cfab334cd2a24c74ed42473e4d5c14cf7577d4"}
 
 #: Where the real files come from; a checksum is ``None`` when we know of none published.
 SOURCES: dict[str, dict[str, Any]] = {
