@@ -4,14 +4,9 @@ from __future__ import annotations
 import importlib
 
 _LAZY = {  # name -> submodule that defines it
-    "load_documents": "news", "load_gold_triples": "news", "load_gold_aliases": "news",
-    "NEWS_PATH": "news",
-    "load_hotpotqa": "benchmarks", "load_2wiki": "benchmarks", "load_musique": "benchmarks",
+    "load_gold_triples": "news", "load_gold_aliases": "news",
     "make_scaling_corpus": "synthetic",
-    "load_westeros": "westeros", "synthetic_genealogy": "westeros",
     "load_greenhouse": "greenhouse",
-    "load_collection": "transfer", "load_pooled": "transfer", "load_wikipedia": "transfer",
-    "Case": "cases",
 }
 
 
