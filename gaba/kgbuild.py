@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import warnings
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -147,8 +146,8 @@ def graph_triples(G, *, rules: bool = True) -> list[Triple]:
     return sorted(out, key=lambda t: (t.subject, t.relation, t.object))
 
 
-def draw_knowledge_graph(G, *, ax=None, highlight: Sequence[tuple[str, str]] = (), seed: int = 0):
-    """Draw a knowledge graph (``highlight`` edges thick and red); returns the Axes."""
+def draw_knowledge_graph(G, *, ax=None, seed: int = 0):
+    """Draw a knowledge graph; returns the Axes."""
     import matplotlib.pyplot as plt
     import networkx as nx
 
@@ -156,15 +155,9 @@ def draw_knowledge_graph(G, *, ax=None, highlight: Sequence[tuple[str, str]] = (
         _, ax = plt.subplots(figsize=(11, 7.5))
     U = nx.Graph(G)
     pos = nx.kamada_kawai_layout(U) if U.number_of_nodes() > 1 else nx.spring_layout(U, seed=seed)
-    hi = {frozenset(e) for e in highlight}
-    plain = [(u, v) for u, v in G.edges() if frozenset((u, v)) not in hi]
-    bold = [(u, v) for u, v in G.edges() if frozenset((u, v)) in hi]
     nx.draw_networkx_nodes(G, pos, ax=ax, node_size=260, node_color="#dbe9f6", edgecolors="#0969da")
-    nx.draw_networkx_edges(G, pos, edgelist=plain, ax=ax, edge_color="#8c959f", arrows=True,
+    nx.draw_networkx_edges(G, pos, edgelist=list(G.edges()), ax=ax, edge_color="#8c959f", arrows=True,
                            arrowsize=10, node_size=260)
-    if bold:
-        nx.draw_networkx_edges(G, pos, edgelist=bold, ax=ax, edge_color="#cf222e", width=2.5,
-                               arrows=True, arrowsize=12, node_size=260)
     nx.draw_networkx_labels(G, pos, ax=ax, font_size=8,
                             labels={n: n.replace(" ", "\n", 1) if len(n) > 14 else n for n in G})
     labels: dict[tuple, list[str]] = {}     # one label per pair of nodes, both directions
