@@ -157,8 +157,7 @@ class CommunitySummary:
 
 
 def summarize_communities(G, communities: Sequence[Community], *, level: int | None = 0,
-                          max_facts: int = 40, max_tokens: int = 160,
-                          progress: bool | None = None) -> list[CommunitySummary]:
+                          max_facts: int = 40, max_tokens: int = 160) -> list[CommunitySummary]:
     """Have the model summarize each community from its facts (one cached call per community).
 
     ``level`` None: every level; uses the first ``max_facts`` sorted facts. Raises
@@ -176,9 +175,8 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
     todo = [(c, facts) for c in chosen if (facts := community_facts(G, c))]
     if not todo:
         raise NoCommunities(f"No community at level {level} has an internal edge to summarize.")
-    show = progress if progress is not None else len(todo) > 10
     out = []
-    for c, facts in tqdm(todo, desc="summarizing communities", disable=not show):
+    for c, facts in tqdm(todo, desc="summarizing communities", disable=len(todo) <= 10):
         resp = call_llm(community_prompt(G, c, max_facts=max_facts),
                         system=prompts.COMMUNITY_SUMMARY_SYSTEM,
                         schema=prompts.COMMUNITY_SUMMARY_SCHEMA, schema_name="community_summary",
