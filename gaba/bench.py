@@ -60,8 +60,8 @@ def _check_edges(n_edges: int) -> None:
         raise ValueError(f"n_edges must be an integer of at least 10, got {n_edges!r}")
 
 
-def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
-    """A directed Barabási-Albert graph of exactly ``n_edges`` edges (a few hubs, nodes ``"E000123"``).
+def scale_free_graph(n_edges: int, *, seed: int = 0):
+    """A directed Barabási-Albert graph (m=2) of exactly ``n_edges`` edges (a few hubs, nodes ``"E000123"``).
 
     Examples
     --------
@@ -72,8 +72,7 @@ def scale_free_graph(n_edges: int, *, m: int = 2, seed: int = 0):
     import networkx as nx
 
     _check_edges(n_edges)
-    if m < 1:
-        raise ValueError(f"m must be at least 1, got {m}")
+    m = 2                       # edges each new node brings
     n = (n_edges + m * m) // m + 1
     U = nx.barabasi_albert_graph(n, m, seed=seed)
     rng = random.Random(seed)
