@@ -186,20 +186,25 @@ def _parser() -> argparse.ArgumentParser:
                         help="show the Python traceback of an error")
     sub = p.add_subparsers(dest="cmd", required=True)
     cmd = {name: sub.add_parser(name, parents=[common]) for name in COMMANDS}
-    cmd["serve"].add_argument("--port", type=int, default=8765)
+    cmd["serve"].add_argument("--port", type=int, default=8765, help="port to listen on (default: 8765)")
     b = cmd["build-graph"]
-    b.add_argument("path")
-    b.add_argument("--out", default=None)
+    b.add_argument("path", help="a JSON file of documents, one .txt or .md file, or a folder of them")
+    b.add_argument("--out", default=None,
+                   help="the graph file to write, .json or .graphml (default: NAME.graph.json here)")
     b.add_argument("--concurrency", type=int, default=None,
                    help="extraction calls in flight (default GABA_CONCURRENCY, else 1 for the local "
                         "model and 8 for an OpenAI-compatible endpoint)")
     a = cmd["ask"]
-    a.add_argument("question")
-    a.add_argument("--graph", default=None)
-    a.add_argument("--hops", type=int, default=2)
-    a.add_argument("--trace", action="store_true")
+    a.add_argument("question", help="the question, in quotes")
+    a.add_argument("--graph", default=None,
+                   help="a graph file written by build-graph (default: the book's news graph)")
+    a.add_argument("--hops", type=int, default=2,
+                   help="how many hops from the question's entities facts are gathered (default: 2; "
+                        "3 for questions that chain three facts)")
+    a.add_argument("--trace", action="store_true",
+                   help="also print the entities found, the prompt, the reply and the grounding verdict")
     a.add_argument("--budget", type=int, default=None,
-                   help="at most this many facts in the prompt (default: gaba.rag.DEFAULT_BUDGET)")
+                   help=f"at most this many facts in the prompt (default: {DEFAULT_BUDGET})")
     a.add_argument("--rank", choices=RANK_METHODS, default=DEFAULT_RANK,
                    help=f"how facts are ranked for the budget (gaba.rank.rank_facts; default: {DEFAULT_RANK}; "
                         "pairs: the combined scores with one fact per pair of entities first)")
@@ -212,7 +217,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--hop-by-hop", action="store_true",
                    help="split the question into one-fact questions and answer them in turn "
                         "(gaba.stepwise; one more model call, and one per step)")
-    cmd["cache"].add_argument("action", choices=["verify"])
+    cmd["cache"].add_argument("action", choices=["verify"], help="verify: check every recorded response")
     cmd["cache"].add_argument("--dir", default=None,
                               help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")
     return p

@@ -248,3 +248,14 @@ def test_nfd_names_are_normalised(tmp_path):
     assert doc["text"] == nfc and doc["id"] == "Zo\u00eb" and doc["title"] == "Zo\u00eb"
     assert load_documents([nfd])[0]["text"] == nfc
     assert load_documents([{"id": unicodedata.normalize("NFD", "Zoë"), "text": nfd}])[0]["id"] == "Zo\u00eb"
+
+
+def test_every_command_line_argument_says_what_it_is():
+    # `python -m gaba COMMAND --help` explains each argument, positional ones included
+    from gaba.__main__ import _parser
+
+    parser = _parser()
+    commands = next(a for a in parser._actions if a.dest == "cmd").choices
+    bare = [f"{name} {a.dest}" for name, sub in commands.items() for a in sub._actions
+            if a.dest != "help" and not a.help]
+    assert bare == []
