@@ -250,9 +250,17 @@ def _stem_match(a: str, b: str) -> bool:
     return len(a) >= need and len(b) >= need and a[:need] == b[:need]
 
 
-def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> bool:
-    """Whether one of ``sentences`` names both ends of ``f`` (or an alias) and a word of its relation."""
-    rel = [w for w in re.findall(r"[^\W\d_]+", f[1].casefold()) if len(w) >= 3 and w not in FUNCTION_WORDS]
+def _content_words(text: str) -> list[str]:
+    """The words of ``text`` that carry meaning: letters only, 3 or more, no function word."""
+    return [w for w in re.findall(r"[^\W\d_]+", text.casefold()) if len(w) >= 3 and w not in FUNCTION_WORDS]
+
+
+def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]],
+              source: Sequence[str] = ()) -> bool:
+    """Whether one of ``sentences`` names both ends of ``f`` (or an alias) and a word of its relation,
+    or names both ends and takes every other word it has from a ``source`` sentence of ``f``."""
+    rel = _content_words(f[1])
+    said = {w for s in source for w in _content_words(str(s))}
     # each end's name and aliases as whole-word patterns, longest first, built once per fact
     ends = [[whole_words(n) for n in sorted({n.casefold() for n in (end, *aliases.get(end, ())) if n},
                                             key=len, reverse=True)] for end in (f[0], f[2])]
@@ -265,6 +273,9 @@ def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[
             rest = rest[:hit.start()] + " " + rest[hit.end():]
         else:
             if any(_stem_match(r, w) for r in rel for w in re.findall(r"[^\W\d_]+", rest)):
+                return True
+            words = _content_words(rest)
+            if words and said and all(any(_stem_match(w, x) for x in said) for w in words):
                 return True
     return False
 
@@ -296,7 +307,7 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     aliases = aliases or {}
     out = []
     for f in sorted(set(facts)):
-        if restated and _restated(f, sentences, aliases):
+        if restated and _restated(f, sentences, aliases, (evidence or {}).get(f, ())):
             out.append(f)
             continue
         texts = [fact_sentence(f), *((evidence or {}).get(f, ()))]

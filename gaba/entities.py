@@ -119,11 +119,16 @@ def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
 def find_entities(question: str, G) -> list[str]:
     """The graph's entities named in a question, each once, in order of appearance (``[]`` if none).
 
-    Whole phrases, any case, longest first: "Kestrel Motors" is not also "Kestrel".
+    Whole phrases, any case, longest first: "Kestrel Motors" is not also "Kestrel". A one-word name
+    counts only where the question writes a capital or digit in it ("Chronicle", not "which chronicle").
     """
     if not is_store(G):
         check_graph(G)
     if not isinstance(question, str):
         raise TypeError(f"question must be a string, got {type(question).__name__}")
     table = name_table(G, refresh=True)     # the graph's names now (a chapter may add aliases)
-    return list(dict.fromkeys(table[key] for *_, key in find_mentions(fold(question), table)))
+    folded = fold(question)
+    same = len(folded) == len(question)     # then a span of the folded text is the same span of the question
+    # a one-word name the question writes in lowercase is a common word there ("which chronicle")
+    return list(dict.fromkeys(table[key] for a, b, key in find_mentions(folded, table)
+                              if " " in key or not same or question[a:b] != question[a:b].lower()))

@@ -15,7 +15,7 @@ from .cooccurrence import cooccurrence_triples
 from .data.news import load_documents
 from .data.triple import Triple
 from .extract import extract_corpus
-from .names import TITLES, UPPER, candidate_names, strip_title
+from .names import SENTENCE_START, TITLES, UPPER, candidate_names, common_openers, strip_title
 from .request import prompt_version, schema_relations
 
 
@@ -26,7 +26,8 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     """Build the knowledge graph of a corpus: extraction (cached), validation, reconciliation.
 
     ``documents`` default to the news snippets; ``schema=None`` is open extraction; ``cooccurrence``
-    (default: open mode) also links names sharing a sentence. Edges go subject -> object, key =
+    (default: open mode) also links names sharing a sentence. A word the texts capitalise only to
+    open a sentence and also write in lowercase ("Chief executive ...") is no name: its facts go. Edges go subject -> object, key =
     relation, with ``doc_id``, ``evidence`` and ``sources``; ``G.graph`` records the run. A bad
     document raises DocumentError before any model call.
 
@@ -41,9 +42,12 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     docs = load_documents(documents)
     ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress,
                         concurrency=concurrency)
-    names = sorted({t.subject for t in ex.triples} | {t.object for t in ex.triples})
-    table = reconcile_entities(names, docs, extended_titles=schema is None, types=_name_types(ex.triples))
-    triples = apply_aliases(ex.triples, table)
+    # a word the texts capitalise only to open a sentence, and write in lowercase too, names no one
+    openers = common_openers(d["text"] for d in docs)
+    kept = [t for t in ex.triples if t.subject not in openers and t.object not in openers]
+    names = sorted({t.subject for t in kept} | {t.object for t in kept})
+    table = reconcile_entities(names, docs, extended_titles=schema is None, types=_name_types(kept))
+    triples = apply_aliases(kept, table)
     if cooccurrence is None:
         cooccurrence = schema is None
     rule_triples: set[Triple] = set()
@@ -52,7 +56,8 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         # a one-word run ("Later") is linked only if the model used it as a name somewhere
         used = {m.casefold() for n in names for m in (n, table.get(n, n))}
         raw = [r for d in docs for r in cooccurrence_triples(
-            d, [n for n in candidate_names(d["text"]) if " " in n or n.casefold() in used])]
+            d, [n for n in candidate_names(d["text"])
+                if n not in openers and (" " in n or n.casefold() in used)])]
         extra = reconcile_entities(sorted({r.subject for r in raw} | {r.object for r in raw}), docs,
                                    extended_titles=schema is None)
         for r in apply_aliases(raw, {**extra, **table}):
@@ -97,10 +102,6 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     return G
 
 
-#: Where a sentence starts: the text's start, or after a sentence's end mark (and a closing quote).
-_SENTENCE_START = re.compile(r"(?:^|[.!?][\"')\]’”]*\s+)$")
-
-
 def _name_types(triples) -> dict[str, str]:
     """Each extracted name's most frequent entity type (ties: alphabetical); untyped names left out."""
     seen: dict[str, Counter] = {}
@@ -132,7 +133,7 @@ def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
         rest = " ".join(words[1:])
         if not extended or len(words) < 3 or not all(w[:1].isupper() for w in words) or rest.casefold() in names:
             continue
-        starts = [_SENTENCE_START.search(t[:m.start()]) is not None
+        starts = [SENTENCE_START.search(t[:m.start()]) is not None
                   for t in texts for m in re.finditer(rf"(?<![\w'’-]){re.escape(n)}\b", t)]
         if starts and all(starts):
             data["aliases"].add(rest)

@@ -159,6 +159,35 @@ def is_name(name: str) -> bool:
         and name.lower() not in PRONOUNS and not (len(words) <= 1 and set(words) <= ORG_WORDS)
 
 
+#: Where a sentence starts: the text's start, or after a sentence's end mark (and a closing quote).
+SENTENCE_START = re.compile(r"(?:^|[.!?][\"')\]’”]*\s+)$")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n\s*")
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def common_openers(texts: Iterable[str]) -> frozenset[str]:
+    """Words the texts capitalise only where a sentence starts, and also write in lowercase:
+    common words, not names ("Chief executive Ann Lee said ..." beside "the chief of ...").
+
+    Examples
+    --------
+    >>> sorted(common_openers(["Pilots at Acme voted. Acme pilots fly. Acme hired Tern.", "Tern flies."]))
+    ['Pilots']
+    """
+    starts_cap: set[str] = set()
+    elsewhere_cap: set[str] = set()
+    lower: set[str] = set()
+    for text in texts:
+        starts = {m.end() for m in _SENTENCE_END.finditer(text)} | {len(text) - len(text.lstrip())}
+        for m in _WORD.finditer(text):
+            w = m.group(0)
+            if w[:1].islower():
+                lower.add(w)
+            elif w[:1].isupper():
+                (starts_cap if m.start() in starts else elsewhere_cap).add(w)
+    return frozenset(w for w in starts_cap - elsewhere_cap if w.lower() in lower)
+
+
 def capitalised_in(name: str, text: str) -> bool:
     """Whether a capitalised word of ``name`` is written capitalised in ``text`` (a proper name)."""
     words = {w for w in re.findall(UPPER + r"[\w&-]*", text) if w.lower() not in FUNCTION_WORDS}

@@ -205,3 +205,25 @@ def test_cooccurrence_words_that_make_a_clause_give_no_relation():
     rels = {(a, b): r for a, r, b in (t.as_tuple() for t in cooccurrence_triples(doc))}
     assert rels[("Corrow University", "Pellam Labs")] == COOCCURRENCE_RELATION
     assert rels[("Ilse Varn", "Corrow University")] == "studied_at"
+
+
+def test_a_word_capitalised_only_to_open_a_sentence_is_no_name(tmp_path, monkeypatch):
+    from gaba.names import common_openers
+
+    docs = [{"id": "o1", "text": "Chief warden Ysolde Prane said the Morrow Lantern Guild would close. "
+                                 "Stewards at the Morrow Lantern Guild voted to stay."},
+            {"id": "o2", "text": "The guild's chief is Ysolde Prane, and its stewards meet in Harrowick."}]
+    assert common_openers(d["text"] for d in docs) == {"Chief", "Stewards", "The"}
+    # a name that also opens a sentence is capitalised elsewhere, so it stays a name
+    assert common_openers(["Harrowick is old. Ysolde Prane lives in Harrowick."]) == frozenset()
+    facts = {"Chief warden": [{"sentence": 1, "subject": "Chief", "predicate": "warden", "object": "Ysolde Prane",
+                               "subject_type": "person", "object_type": "person"},
+                              {"sentence": 2, "subject": "Stewards", "predicate": "voted",
+                               "object": "Morrow Lantern Guild", "subject_type": "other", "object_type": "org"},
+                              {"sentence": 1, "subject": "Ysolde Prane", "predicate": "said",
+                               "object": "Morrow Lantern Guild", "subject_type": "person", "object_type": "org"}],
+             "Harrowick": [{"sentence": 1, "subject": "Ysolde Prane", "predicate": "chief of",
+                            "object": "Morrow Lantern Guild", "subject_type": "person", "object_type": "org"}]}
+    G = build_knowledge_graph(docs, cache_dir=_scripted_cache(tmp_path, monkeypatch, facts), progress=False)
+    assert "Chief" not in G and "Stewards" not in G             # neither the model's edge nor the rule's
+    assert G.has_edge("Ysolde Prane", "Morrow Lantern Guild")

@@ -86,3 +86,19 @@ def test_a_fact_restated_in_other_words_is_cited():
     assert g.accepted and g.cited == (facts[0],)
     assert not check_grounding(reply("Ysolde Marn chairs the Pellbrook Group.", "Ysolde Marn"), facts,
                                ["Tarrin Quarries"], restated=False).accepted
+
+
+def test_a_fact_restated_in_words_of_its_source_sentence_is_cited():
+    # the model linked the two names with a word its source sentence does not make the relation
+    fact = ("Harl Turbineworks", "employs", "Quennet")
+    source = {fact: ["Harl Turbineworks, headquartered in Quennet, employs 900 people."]}
+
+    def reply(used):
+        return f"Facts used: {used}\nAnswer: Quennet"
+
+    assert cited_facts(reply("Harl Turbineworks, headquartered in Quennet."), [fact], source) == [fact]
+    assert cited_facts(reply("Harl Turbineworks is headquartered in Quennet."), [fact], source) == [fact]
+    # not: a word the source never says, no word besides the names, or no source given
+    assert cited_facts(reply("Harl Turbineworks was founded in Quennet."), [fact], source) == []
+    assert cited_facts(reply("Harl Turbineworks and Quennet."), [fact], source) == []
+    assert cited_facts(reply("Harl Turbineworks, headquartered in Quennet."), [fact]) == []

@@ -264,3 +264,16 @@ def test_graph_rag_tries_similar_names_only_when_the_question_names_none(scripte
     none = rag.graph_rag_trace("Who owns Pellow Mills?", G)                 # nothing close: no call
     assert none["entities"] == [] and "nor a name close to one" in none["answer"]
     assert len(scripted.requests) == 2
+
+
+def test_a_one_word_name_written_in_lowercase_is_a_common_word():
+    from gaba.entities import find_entities
+
+    G = nx.MultiDiGraph()
+    G.add_edge("Ledger of Orvane", "Brisk Tamsel", key="written_by")
+    G.nodes["Ledger of Orvane"]["aliases"] = ["Ledger"]
+    G.add_edge("Tamsel", "Orvane Abbey", key="served_at")
+    assert find_entities("Which ledger did a monk of Orvane Abbey write?", G) == ["Orvane Abbey"]
+    assert find_entities("Who wrote the Ledger?", G) == ["Ledger of Orvane"]
+    assert find_entities("where did tamsel serve?", G) == []          # a name in lowercase: no exact match
+    assert find_entities("who wrote the ledger of orvane?", G) == ["Ledger of Orvane"]   # longer names: any case
