@@ -119,8 +119,8 @@ def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
 def find_entities(question: str, G) -> list[str]:
     """The graph's entities named in a question, each once, in order of appearance (``[]`` if none).
 
-    Whole phrases, any case, longest first: "Kestrel Motors" is not also "Kestrel". A one-word name
-    counts only where the question writes a capital or digit in it ("Chronicle", not "which chronicle").
+    Whole phrases, any case, longest first: "Kestrel Motors" is not also "Kestrel". In a question with
+    capitals, a one-word name counts only where it is written with one ("Chronicle", not "which chronicle").
     """
     if not is_store(G):
         check_graph(G)
@@ -128,7 +128,9 @@ def find_entities(question: str, G) -> list[str]:
         raise TypeError(f"question must be a string, got {type(question).__name__}")
     table = name_table(G, refresh=True)     # the graph's names now (a chapter may add aliases)
     folded = fold(question)
-    same = len(folded) == len(question)     # then a span of the folded text is the same span of the question
-    # a one-word name the question writes in lowercase is a common word there ("which chronicle")
+    # a one-word name that a question with capitals writes in lowercase is a common word there
+    # ("Which chronicle ..."); a question all in lowercase says nothing by case. Spans of the folded
+    # text are spans of the question when folding kept its length.
+    cased = question != question.lower() and len(folded) == len(question)
     return list(dict.fromkeys(table[key] for a, b, key in find_mentions(folded, table)
-                              if " " in key or not same or question[a:b] != question[a:b].lower()))
+                              if " " in key or not cased or question[a:b] != question[a:b].lower()))
