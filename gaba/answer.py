@@ -286,7 +286,8 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
 
     A fact counts when its sentence or an ``evidence`` sentence of it was copied, small edits allowed,
     or (``restated=True``) when one sentence there names both its ends (or their ``aliases``) and a
-    word of its relation (a shared stem: "chairs" for "chaired_by").
+    word of its relation (a shared stem: "chairs" for "chaired_by"), or names both ends and takes
+    every other word from an ``evidence`` sentence of the fact.
 
     Examples
     --------
