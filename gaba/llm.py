@@ -242,8 +242,8 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
              use_cache: bool = True) -> Response:
     """Ask the configured model ``prompt``, answered from the cache when the call was recorded.
 
-    With a JSON ``schema``, an invalid reply is retried (:data:`SCHEMA_RETRIES`) and
-    ``Response.data`` holds the parsed JSON. ``purpose`` names the call in errors, not in the key.
+    With a JSON ``schema``, an invalid reply is retried (:data:`SCHEMA_RETRIES`), unless it was cut
+    off at ``max_tokens``, and ``Response.data`` holds the parsed JSON. ``purpose`` names the call in errors, not in the key.
     Raises CacheMiss, CacheCorrupt, LLMOutputError or BackendUnavailable.
 
     Examples
@@ -271,6 +271,11 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
             resp.seconds = time.perf_counter() - t0
             return resp
         problems.append(problem)
+        if int(resp.usage.get("completion_tokens") or 0) >= max_tokens:
+            # cut off at the token cap: asked again, the model writes as long a reply, so stop here
+            raise LLMOutputError(
+                f"{purpose}: the model's reply ran past the {max_tokens}-token cap, so it is not "
+                f"complete JSON ({problem}). Reply began: {resp.text[:120]!r}")
         if attempt == SCHEMA_RETRIES:
             break
         retry = messages + [

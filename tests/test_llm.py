@@ -93,6 +93,17 @@ def test_schema_gives_up_with_named_purpose(scripted):
     assert len(scripted.requests) == 1 + llm.SCHEMA_RETRIES
 
 
+def test_a_reply_cut_off_at_the_token_cap_is_not_asked_again(scripted):
+    # the scripted backend reports 2 completion tokens: with max_tokens=2 the reply hit the cap
+    scripted.replies.extend(['{"name": "Mara', '{"nom": 1}', '{"name": "Mara Voss"}'])
+    with pytest.raises(LLMOutputError, match="extract doc n07: the model's reply ran past the 2-token cap"):
+        llm.call_llm("who?", schema=SCHEMA, purpose="extract doc n07", max_tokens=2)
+    assert len(scripted.requests) == 1              # one call, not 1 + SCHEMA_RETRIES
+    # below the cap, an invalid reply is still asked again
+    r = llm.call_llm("who else?", schema=SCHEMA, max_tokens=3)
+    assert r.data == {"name": "Mara Voss"} and len(scripted.requests) == 3
+
+
 def test_backend_error_propagates_and_nothing_is_cached(scripted):
     scripted.replies.append(BackendUnavailable("cannot reach the model endpoint"))
     with pytest.raises(BackendUnavailable):
