@@ -22,6 +22,8 @@ from .errors import CacheMiss, LLMOutputError
 DEFAULT_MAX_TOKENS = 512
 #: Validation retries for schema calls (so up to 1 + SCHEMA_RETRIES model calls).
 SCHEMA_RETRIES = 2
+#: A JSON reply cut off at its token cap is asked for again with twice the cap, up to this many.
+MAX_TOKENS_CEILING = 1600
 #: Model calls in flight for a hosted endpoint unless ``GABA_CONCURRENCY`` says.
 HOSTED_CONCURRENCY = 8
 
@@ -242,8 +244,9 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
              use_cache: bool = True) -> Response:
     """Ask the configured model ``prompt``, answered from the cache when the call was recorded.
 
-    With a JSON ``schema``, an invalid reply is retried (:data:`SCHEMA_RETRIES`), unless it was cut
-    off at ``max_tokens``, and ``Response.data`` holds the parsed JSON. ``purpose`` names the call in errors, not in the key.
+    With a JSON ``schema``, an invalid reply is retried (:data:`SCHEMA_RETRIES`); one cut off at
+    ``max_tokens`` is asked for again with twice the cap (up to :data:`MAX_TOKENS_CEILING`).
+    ``Response.data`` holds the parsed JSON. ``purpose`` names the call in errors, not in the key.
     Raises CacheMiss, CacheCorrupt, LLMOutputError or BackendUnavailable.
 
     Examples
@@ -271,7 +274,13 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
             resp.seconds = time.perf_counter() - t0
             return resp
         problems.append(problem)
-        if int(resp.usage.get("completion_tokens") or 0) >= max_tokens:
+        cut_off = int(resp.usage.get("completion_tokens") or 0) >= max_tokens
+        if cut_off and max_tokens < MAX_TOKENS_CEILING:
+            # the same request with twice the room: a longer reply, not another attempt at this one
+            return call_llm(prompt, system=system, schema=schema, temperature=temperature, seed=seed,
+                            max_tokens=min(2 * max_tokens, MAX_TOKENS_CEILING), purpose=purpose,
+                            schema_name=schema_name, use_cache=use_cache)
+        if cut_off:
             # cut off at the token cap: asked again, the model writes as long a reply, so stop here
             raise LLMOutputError(
                 f"{purpose}: the model's reply ran past the {max_tokens}-token cap, so it is not "

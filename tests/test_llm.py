@@ -93,12 +93,21 @@ def test_schema_gives_up_with_named_purpose(scripted):
     assert len(scripted.requests) == 1 + llm.SCHEMA_RETRIES
 
 
-def test_a_reply_cut_off_at_the_token_cap_is_not_asked_again(scripted):
+def test_a_reply_cut_off_at_the_token_cap_is_asked_for_with_more_room(scripted, monkeypatch):
     # the scripted backend reports 2 completion tokens: with max_tokens=2 the reply hit the cap
+    monkeypatch.setattr(llm, "MAX_TOKENS_CEILING", 4)
+    scripted.replies.extend(['{"name": "Mara', '{"name": "Mara Voss"}'])
+    r = llm.call_llm("who?", schema=SCHEMA, purpose="extract doc n07", max_tokens=2)
+    assert r.data == {"name": "Mara Voss"}
+    assert [q["max_tokens"] for q in scripted.requests] == [2, 4]          # the same request, twice the room
+    assert scripted.requests[1]["messages"] == scripted.requests[0]["messages"]
+    # at the ceiling, a cut-off reply is not asked for again
+    monkeypatch.setattr(llm, "MAX_TOKENS_CEILING", 2)
+    scripted.requests.clear()
     scripted.replies.extend(['{"name": "Mara', '{"nom": 1}', '{"name": "Mara Voss"}'])
-    with pytest.raises(LLMOutputError, match="extract doc n07: the model's reply ran past the 2-token cap"):
-        llm.call_llm("who?", schema=SCHEMA, purpose="extract doc n07", max_tokens=2)
-    assert len(scripted.requests) == 1              # one call, not 1 + SCHEMA_RETRIES
+    with pytest.raises(LLMOutputError, match="extract doc n08: the model's reply ran past the 2-token cap"):
+        llm.call_llm("who now?", schema=SCHEMA, purpose="extract doc n08", max_tokens=2)
+    assert len(scripted.requests) == 1              # no retry with the same room either
     # below the cap, an invalid reply is still asked again
     r = llm.call_llm("who else?", schema=SCHEMA, max_tokens=3)
     assert r.data == {"name": "Mara Voss"} and len(scripted.requests) == 3
