@@ -308,10 +308,11 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     aliases = aliases or {}
     out = []
     for f in sorted(set(facts)):
-        if restated and _restated(f, sentences, aliases, (evidence or {}).get(f, ())):
+        source = (evidence or {}).get(f, ())
+        if restated and _restated(f, sentences, aliases, source):
             out.append(f)
             continue
-        texts = [fact_sentence(f), *((evidence or {}).get(f, ()))]
+        texts = [fact_sentence(f), *source]
         for t in texts:
             t = " ".join(str(t).split()).casefold().rstrip(".")
             # only a copy as long as (nearly) the whole fact may match: "Facts used: Voltaic" cites nothing

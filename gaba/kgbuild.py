@@ -27,9 +27,9 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
 
     ``documents`` default to the news snippets; ``schema=None`` is open extraction; ``cooccurrence``
     (default: open mode) also links names sharing a sentence. A word the texts capitalise only to
-    open a sentence and also write in lowercase ("Chief executive ...") is no name: its facts go. Edges go subject -> object, key =
-    relation, with ``doc_id``, ``evidence`` and ``sources``; ``G.graph`` records the run. A bad
-    document raises DocumentError before any model call.
+    open a sentence and also write in lowercase ("Chief executive ...") is no name: its facts go.
+    Edges go subject -> object, key = relation, with ``doc_id``, ``evidence`` and ``sources``;
+    ``G.graph`` records the run. A bad document raises DocumentError before any model call.
 
     Examples
     --------

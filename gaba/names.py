@@ -159,9 +159,12 @@ def is_name(name: str) -> bool:
         and name.lower() not in PRONOUNS and not (len(words) <= 1 and set(words) <= ORG_WORDS)
 
 
+#: A sentence's end mark, a closing quote or bracket, and the spaces after them.
+_END_MARK = r"[.!?][\"')\]’”]*\s+"
 #: Where a sentence starts: the text's start, or after a sentence's end mark (and a closing quote).
-SENTENCE_START = re.compile(r"(?:^|[.!?][\"')\]’”]*\s+)$")
-_SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*\s+|\n\s*")
+SENTENCE_START = re.compile(rf"(?:^|{_END_MARK})$")
+#: What ends a sentence for :func:`common_openers`: an end mark, or a line break (a heading's end).
+_SENTENCE_END = re.compile(rf"{_END_MARK}|\n\s*")
 _WORD = re.compile(r"[\w'’-]+")
 
 
