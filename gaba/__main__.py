@@ -31,6 +31,7 @@ from .data.news import load_documents
 from .errors import GabaError
 from .extract import extraction_summary
 from .graph import build_knowledge_graph, load_graph, save_graph
+from .multihop import multi_hop_query
 from .rag import DEFAULT_BUDGET, DEFAULT_FACT_ORDER, DEFAULT_RANK, FACT_ORDERS, graph_rag_trace
 from .rank import METHODS as RANK_METHODS
 from .stepwise import graph_rag_stepwise
@@ -138,6 +139,15 @@ def _ask(args) -> None:
     """``ask``: answer with Graph RAG (hop by hop with ``--hop-by-hop``), the prompts with ``--trace``."""
     G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
     budget = args.budget if args.budget is not None else DEFAULT_BUDGET
+    if args.paths:
+        if args.hop_by_hop:
+            raise ValueError("--paths and --hop-by-hop are two ways of answering; choose one")
+        found = multi_hop_query(G, args.question)
+        if args.trace:
+            print("entities:", ", ".join(found.entities))
+            print(found.context)
+        print(found.answer)
+        return
     if args.hop_by_hop:
         if args.no_grounding:
             raise ValueError("--hop-by-hop always checks grounding: each step must name an entity "
@@ -217,6 +227,10 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--hop-by-hop", action="store_true",
                    help="split the question into one-fact questions and answer them in turn "
                         "(gaba.stepwise; one more model call, and one per step)")
+    a.add_argument("--paths", action="store_true",
+                   help="answer from the best paths between the entities the question names, up to 4 "
+                        "hops (gaba.multihop.multi_hop_query): the path search finds the answer, "
+                        "the model words it")
     cmd["cache"].add_argument("action", choices=["verify"], help="verify: check every recorded response")
     cmd["cache"].add_argument("--dir", default=None,
                               help="cache folder (default: GABA_CACHE_DIR or assets/llm-cache)")

@@ -1,7 +1,8 @@
-"""The multi-hop question pipeline: classify, find the characters, traverse, format, explain.
+"""The multi-hop question pipeline: classify, find the entities, traverse, format, explain.
 
 Taught in chapter *Multi-hop queries in a graph database*. The graph finds the answer; the model
-only puts the best paths into words.
+only puts the best paths into words: family paths with kinship words, any other graph's paths as
+the facts they walk.
 """
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import prompts
-from .data.kinship import kinship, path_roles
+from .data.kinship import ROLE_WORDS, kinship, path_roles
 from .entities import find_entities, suggest
 from .errors import EntityNotFound, NoPath
+from .graph import Fact, fact_sentence
 from .llm import call_llm
 from .paths import expand, graph_scorer, neighbors, rank_paths, top_paths
 from .traversal import Path, TraversalStats, node_attribute, symmetric_relations
@@ -39,13 +41,48 @@ def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
     return "\n".join(lines)
 
 
+#: How :func:`multi_hop_query` words its paths; ``"auto"`` picks ``"kinship"`` when every relation
+#: on them is a family relation of :data:`gaba.data.kinship.ROLE_WORDS`, else ``"facts"``.
+WORDINGS = ("auto", "kinship", "facts")
+_KIN_RELATIONS = frozenset(rel for rel, _ in ROLE_WORDS)
+
+
+def path_facts(path: Path) -> list[Fact]:
+    """Each step of ``path`` as the fact it walks, subject first (an edge walked backwards is turned round)."""
+    return [(a, r, b) if fwd or r in path.symmetric else (b, r, a)
+            for a, b, r, fwd in zip(path.nodes, path.nodes[1:], path.rels, path.forward)]
+
+
+def format_fact_paths(paths: Sequence[Path], scores: Sequence[float] | None = None) -> str:
+    """Number the paths, each step written as the fact it walks, then who lies between the two ends.
+
+    The closing "So ..." sentence is computed from the path, not generated.
+
+    Examples
+    --------
+    >>> p = Path(("Ana Rusk", "Tern", "Pell Quay"), ("OWNS", "BERTHS"), (True, False))
+    >>> print(format_fact_paths([p]))
+    Path 1: Ana Rusk owns Tern. Pell Quay berths Tern. So Ana Rusk is connected to Pell Quay through Tern.
+    """
+    lines = []
+    for i, p in enumerate(paths, start=1):
+        head = f"Path {i}" + (f" (score {scores[i - 1]:.3f})" if scores is not None else "")
+        text = " ".join(fact_sentence(f) for f in path_facts(p))
+        inner = list(p.nodes[1:-1])
+        if inner:
+            names = inner[0] if len(inner) == 1 else ", ".join(inner[:-1]) + " and " + inner[-1]
+            text += f" So {p.start} is connected to {p.end} through {names}."
+        lines.append(f"{head}: {text}")
+    return "\n".join(lines)
+
+
 @dataclasses.dataclass
 class HopAnswer:
     """What :func:`multi_hop_query` returns."""
 
     question: str
     kind: str                      # "multi-hop", "single-hop" or "unknown"
-    entities: list[str]            # characters found in the question
+    entities: list[str]            # entities found in the question
     paths: list[Path]              # the ranked paths handed to the model
     scores: list[float]
     context: str                   # the formatted paths, exactly as in the prompt
@@ -55,7 +92,7 @@ class HopAnswer:
 
 
 def classify_query(G: Any, question: str) -> tuple[str, list[str]]:
-    """``("multi-hop" | "single-hop" | "unknown", characters named)``: two, one or no characters."""
+    """``("multi-hop" | "single-hop" | "unknown", entities named)``: two, one or no entities."""
     ents = find_entities(question, G)
     kind = "multi-hop" if len(ents) >= 2 else "single-hop" if ents else "unknown"
     return kind, ents
@@ -63,11 +100,14 @@ def classify_query(G: Any, question: str) -> tuple[str, list[str]]:
 
 def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: int = 10,
                     top: int = 3, limit: int = 1000, timeout: float = 10.0,
-                    explain: bool = True, max_tokens: int = 120,
-                    kinship_words: bool = True) -> HopAnswer:
-    """The whole pipeline: classify, find the characters, traverse, format the paths, explain.
+                    explain: bool = True, max_tokens: int = 120, kinship_words: bool = True,
+                    wording: str = "auto", temperature: float = 0.0, seed: int = 0) -> HopAnswer:
+    """The whole pipeline: classify, find the entities, traverse, format the paths, explain.
 
-    ``explain=False`` skips the one model call. Raises EntityNotFound (no character named) or NoPath.
+    ``wording`` (:data:`WORDINGS`): family paths get kinship words (:func:`format_paths`; with
+    ``kinship_words=False`` only the chain of roles), other paths are written as the facts they
+    walk (:func:`format_fact_paths`). ``explain=False`` skips the one model call. Raises
+    EntityNotFound (no entity named), NoPath, or ValueError for an unknown ``wording``.
 
     Examples
     --------
@@ -76,9 +116,11 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     >>> print(r.context.splitlines()[0])
     Path 1 (score 0.512): Jon Snow's father is Rhaegar Targaryen. Rhaegar Targaryen's sister is Daenerys Targaryen. So Daenerys Targaryen is Jon Snow's father's sister, Jon Snow's aunt, and Jon Snow is Daenerys Targaryen's nephew.
     """
+    if wording not in WORDINGS:
+        raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, not {wording!r}")
     kind, ents = classify_query(G, question)
     if kind == "unknown":
-        raise EntityNotFound(f"The question {question!r} names no character of this graph; name "
+        raise EntityNotFound(f"The question {question!r} names no entity of this graph; name "
                              f"one, for example {', '.join(repr(s) for s in suggest(G, question))}.")
     if kind == "multi-hop":
         res = top_paths(G, ents[0], ents[1], k=beam_width, max_depth=max_depth, limit=limit,
@@ -96,12 +138,18 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
                             scorer=graph_scorer(G), k=beam_width)
         paths, scores = [p for p, _ in ranked], [s for _, s in ranked]
         stats = hood.stats
-    genders = node_attribute(G, {n for p in paths for n in p.nodes}, "gender")
-    context = format_paths(paths, scores, genders, kinship_words=kinship_words)
+    family = wording == "kinship" or (wording == "auto" and {r for p in paths for r in p.rels} <= _KIN_RELATIONS)
+    if family:
+        genders = node_attribute(G, {n for p in paths for n in p.nodes}, "gender")
+        context = format_paths(paths, scores, genders, kinship_words=kinship_words)
+        system = prompts.PATHS_SYSTEM
+        template = prompts.PATHS_EXPLAIN if kinship_words else prompts.PATHS_EXPLAIN_CHAIN
+    else:
+        context = format_fact_paths(paths, scores)
+        system, template = prompts.PATHS_FACTS_SYSTEM, prompts.PATHS_FACTS_EXPLAIN
     if not explain:
         return HopAnswer(question, kind, ents, paths, scores, context, "", stats)
-    template = prompts.PATHS_EXPLAIN if kinship_words else prompts.PATHS_EXPLAIN_CHAIN
-    resp = call_llm(template.format(question=question.strip(), paths=context),
-                    system=prompts.PATHS_SYSTEM, max_tokens=max_tokens,
+    resp = call_llm(template.format(question=question.strip(), paths=context), system=system,
+                    temperature=temperature, seed=seed, max_tokens=max_tokens,
                     purpose=f"paths: explain {question.strip()[:60]}")
     return HopAnswer(question, kind, ents, paths, scores, context, resp.text.strip(), stats, resp)

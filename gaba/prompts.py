@@ -172,6 +172,19 @@ Answer the question in one sentence, using Path 1 (and the others only if they h
 Turn the chain into a kinship word (for example: father's sister = aunt, sister's husband = \
 brother-in-law, father's father = grandfather) and name the person who links them."""
 
+#: System message of :func:`gaba.multihop.multi_hop_query` for paths that are not family paths.
+PATHS_FACTS_SYSTEM = ("You explain how entities in a knowledge graph are connected. Use only the "
+                      "facts you are given. Answer in one or two sentences.")
+
+#: The explain step for paths written as facts (``gaba.multihop.format_fact_paths``).
+PATHS_FACTS_EXPLAIN = """Question: {question}
+
+Paths in the knowledge graph, best first:
+{paths}
+
+Answer the question in one sentence, using Path 1 (and the others only if they help). If the \
+question asks how two entities are connected, name every entity between them, in order."""
+
 # === end paths ===
 
 # === communities and routing (gaba.communities) ===

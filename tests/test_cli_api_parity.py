@@ -140,3 +140,29 @@ def test_cli_ask_hop_by_hop_matches_the_api(scripted, tmp_path, capsys):
     assert main(["ask", question, "--graph", str(out), "--hop-by-hop", "--no-grounding"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error:") and "--no-grounding" in err and "Traceback" not in err
+
+
+def test_cli_ask_paths_matches_the_api(scripted, tmp_path, capsys):
+    from gaba.multihop import multi_hop_query
+
+    folder = _folder(tmp_path)
+    question = "How is Vell Oranu connected to Port Ibrel?"
+    extraction_a, extraction_b, _ = _replies()
+    scripted.replies.extend([extraction_a, extraction_b,
+                             "Vell Oranu is connected to Port Ibrel through the Quonfirm Guild."])
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    api = multi_hop_query(load_graph(out), question)
+    capsys.readouterr()
+    assert "So Vell Oranu is connected to Port Ibrel through Quonfirm Guild." in api.context
+    misses = llm.stats().misses
+    assert main(["ask", question, "--graph", str(out), "--paths", "--trace"]) == 0
+    assert llm.stats().misses == misses                               # the same request, replayed
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "entities: Vell Oranu, Port Ibrel" and api.context in "\n".join(lines)
+    assert lines[-1] == api.answer
+    # a question naming none of the graph's entities, and two answering modes at once: one line each
+    assert main(["ask", "How is Ada connected to Bo?", "--graph", str(out), "--paths"]) == 1
+    assert main(["ask", question, "--graph", str(out), "--paths", "--hop-by-hop"]) == 1
+    errs = capsys.readouterr().err.strip().splitlines()
+    assert len(errs) == 2 and all(e.startswith("error:") for e in errs) and "choose one" in errs[1]

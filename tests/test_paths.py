@@ -293,3 +293,48 @@ def test_pipeline_explains_with_one_call(G, scripted):
     assert len(scripted.requests) == 1
     prompt = scripted.requests[0]["messages"][-1]["content"]
     assert "Jon Snow's father is Rhaegar Targaryen." in prompt
+
+
+# --- the same pipeline on a graph that is not a family: paths written as facts ---------------------
+
+@pytest.fixture()
+def harbour():
+    """An invented graph with open relation labels, none of them a family relation."""
+    H = nx.MultiDiGraph()
+    for s, r, o in [("Ana Rusk", "charters", "Tern"), ("Pell Quay", "berths", "Tern"),
+                    ("Pell Quay", "leases_cranes_to", "Osk Freight"), ("Ana Rusk", "lives_in", "Harl")]:
+        H.add_edge(s, o, key=r, relation=r)
+    return H
+
+
+def test_pipeline_words_other_graphs_as_facts(harbour):
+    ans = M.multi_hop_query(harbour, "How is Ana Rusk connected to Osk Freight?", explain=False)
+    assert ans.entities == ["Ana Rusk", "Osk Freight"]
+    assert ans.context.splitlines()[0] == (
+        "Path 1 (score 0.064): Ana Rusk charters Tern. Pell Quay berths Tern. Pell Quay leases cranes to "
+        "Osk Freight. So Ana Rusk is connected to Osk Freight through Tern and Pell Quay.")
+    assert "'s" not in ans.context                      # no kinship wording on a harbour
+    forced = M.multi_hop_query(harbour, "How is Ana Rusk connected to Osk Freight?", explain=False,
+                               wording="kinship")
+    assert "Ana Rusk's charters is Tern." in forced.context
+    with pytest.raises(ValueError, match="wording"):
+        M.multi_hop_query(harbour, "How is Ana Rusk connected to Osk Freight?", wording="plain")
+
+
+def test_pipeline_explains_facts_with_their_prompt(harbour, scripted):
+    scripted.replies.append("Through Tern and Pell Quay.")
+    ans = M.multi_hop_query(harbour, "How is Ana Rusk connected to Osk Freight?", temperature=0.7, seed=2)
+    assert ans.answer == "Through Tern and Pell Quay."
+    request = scripted.requests[0]
+    assert request["messages"][0]["content"] == M.prompts.PATHS_FACTS_SYSTEM
+    assert "So Ana Rusk is connected to Osk Freight through Tern and Pell Quay." in request["messages"][-1]["content"]
+    assert request["temperature"] == 0.7 and request["seed"] == 2
+
+
+def test_family_paths_get_kinship_words_unless_asked_for_facts(G):
+    ans = M.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False, wording="facts")
+    assert ans.context.splitlines()[0] == (
+        "Path 1 (score 0.512): Rhaegar Targaryen is father of Jon Snow. Rhaegar Targaryen is sibling of "
+        "Daenerys Targaryen. So Jon Snow is connected to Daenerys Targaryen through Rhaegar Targaryen.")
+    assert M.multi_hop_query(G, "How is Jon Snow related to Daenerys?", explain=False).context.startswith(
+        "Path 1 (score 0.512): Jon Snow's father is")
