@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 
 from . import prompts
+from .answer_kind import type_mismatch
 from .graph import Fact, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
 
@@ -336,12 +337,15 @@ class Grounding:
 def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], *,
                     evidence: Mapping[Fact, Sequence[str]] | None = None,
                     aliases: Mapping[str, Sequence[str]] | None = None, hops: int = 2,
-                    restated: bool = True) -> Grounding:
+                    restated: bool = True, question: str | None = None,
+                    types: Mapping[str, str | None] | None = None) -> Grounding:
     """Accept an answer only when the facts it cites connect it to the question; else say why not.
 
     The reply must cite a given fact, and its answer must name an entity (or one of its ``aliases``)
     of the given facts, other than the question's ``entities``, that a path of at most ``hops``
-    given facts reaches from a question entity through a cited fact. An abstaining reply is accepted.
+    given facts reaches from a question entity through a cited fact. With the ``question`` and the
+    entities' ``types``, those entities must also fit its question word
+    (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
 
     Examples
     --------
@@ -372,6 +376,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                    for path in nx.all_simple_paths(g, q, a, cutoff=hops) for step in zip(path, path[1:]))
 
     if reached := tuple(a for a in named if through_cited(a)):
+        if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):
+            return Grounding(False, why, cited)
         return Grounding(True, "a path of given facts through a cited fact leads from the question to the "
                          "answer", cited, reached)
     return Grounding(False, f"no path of at most {hops} given facts leads from the question through a cited "

@@ -121,7 +121,8 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
         verdict = out["grounding"] = check_grounding(
             resp.text, facts_sorted, entities, evidence=evidence,
             aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G},
-            hops=hops)
+            hops=hops, question=question,
+            types={n: G.nodes[n].get("type") for f in facts_sorted for n in (f[0], f[2]) if n in G})
         if not verdict.accepted:
             return abstain(f"{verdict.reason}.")
     return out

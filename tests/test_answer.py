@@ -368,3 +368,42 @@ def test_fact_chains_put_the_connection_between_two_question_entities_first():
     assert ga.fact_chains(facts, []) == [f"- {fact_sentence(f)}" for f in sorted(facts)]
     _, user = answer_prompt("Who insures the ferry near Orla Fenn?", facts, ["e"], chains=["Orla Fenn"])
     assert "an arrow leads from one fact to the next" in user and lines[0].split(" -> ")[0] in user
+
+
+# ---------------------------------------------------------------- the question word (gaba.answer_kind)
+
+HARBOUR = [("Osk Freight", "is_based_in", "Lisvik"), ("Ana Rusk", "runs", "Osk Freight"),
+           ("Osk Freight", "bought", "Tern")]
+HARBOUR_TYPES = {"Osk Freight": "org", "Lisvik": "place", "Ana Rusk": "person", "Tern": "other"}
+
+
+@pytest.mark.parametrize("question, answer, accepted", [
+    ("Who is the chief executive of Osk Freight?", "Lisvik", False),      # who: not a place
+    ("Who is the chief executive of Osk Freight?", "Ana Rusk", True),
+    ("Whom did Osk Freight appoint?", "Lisvik", False),
+    ("Where is Osk Freight based?", "Lisvik", True),
+    ("Where is Osk Freight based?", "Ana Rusk", False),                    # where: not a person
+    ("Osk Freight is based where?", "Ana Rusk", False),
+    ("How many ships did Osk Freight buy?", "Ana Rusk", False),            # an amount, not a name
+    ("How much did Osk Freight pay for Tern?", "Lisvik", False),
+    ("How many ships did Osk Freight buy?", "Tern", True),                 # type "other": not refused
+    ("When did Osk Freight move?", "Lisvik", False),
+    ("Which firm is Osk Freight's parent?", "Lisvik", True),               # "which": no rule
+    ("How is Osk Freight linked to Lisvik?", "Ana Rusk", True),             # "how": no rule
+])
+def test_grounding_refuses_an_answer_the_question_word_rules_out(question, answer, accepted):
+    fact = next(f for f in HARBOUR if answer in (f[0], f[2]))
+    reply = used(fact, answer=answer)
+    g = check_grounding(reply, HARBOUR, ["Osk Freight"], question=question, types=HARBOUR_TYPES)
+    assert g.accepted is accepted, g.reason
+    if not accepted:
+        assert g.reason.startswith("the question asks") and answer in g.reason
+    # without the question (or the types) the rule stays out of it
+    assert check_grounding(reply, HARBOUR, ["Osk Freight"]).accepted
+    assert check_grounding(reply, HARBOUR, ["Osk Freight"], question=question).accepted
+
+
+def test_an_entity_without_a_type_is_never_ruled_out():
+    g = check_grounding(used(HARBOUR[0], answer="Lisvik"), HARBOUR, ["Osk Freight"],
+                        question="Who is the chief executive of Osk Freight?", types={"Lisvik": None})
+    assert g.accepted

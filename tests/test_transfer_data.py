@@ -195,3 +195,19 @@ def test_held_out_collection_shape(name):
     with pytest.raises(DocumentError):
         load_gold(name)                                   # questions only: no gold triples
 
+
+
+def test_readme_pooled_held_out_numbers_are_the_published_run():
+    """The held-out totals the README states are those of assets/data/bench/heldout_transfer.csv."""
+    import csv
+
+    rows = csv.DictReader((TRANSFER_DIR.parents[1] / "data" / "bench" / "heldout_transfer.csv")
+                          .open(encoding="utf-8"))
+    pooled = {r["type"]: (int(r["passed"]), int(r["n"])) for r in rows
+              if r["collection"] == "pooled" and r["system"] == "graph RAG (3 hops)"}
+    readme = " ".join((TRANSFER_DIR / "README.md").read_text(encoding="utf-8").split())
+    passed = re.findall(r"Graph RAG passed (\d+) of (\d+) multi-hop questions", readme)
+    abstained = re.findall(r"Graph RAG then abstained on (\d+) of (\d+) unanswerable", readme)
+    assert passed and abstained
+    assert tuple(map(int, passed[-1])) == pooled["multi-hop"]
+    assert tuple(map(int, abstained[-1])) == pooled["unanswerable"]
