@@ -281,6 +281,15 @@ def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[
     return False
 
 
+def _names(answer: str, names: Sequence[str]) -> bool:
+    """Whether ``answer`` names one of ``names``: as whole words, or the whole answer is a
+    capitalised short form that opens one ("Ambry" for "Ambry Technical College")."""
+    short = answer.strip().rstrip(".").strip()
+    opens = short[:1].isupper() and short.split()[0].casefold() not in FUNCTION_WORDS
+    return any(re.search(whole_words(n.casefold()), answer.casefold())
+               or (opens and n.casefold().startswith(short.casefold() + " ")) for n in names if n)
+
+
 def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Sequence[str]] | None = None,
                 aliases: Mapping[str, Sequence[str]] | None = None, *, restated: bool = True) -> list[Fact]:
     """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
@@ -341,8 +350,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                     types: Mapping[str, str | None] | None = None) -> Grounding:
     """Accept an answer only when the facts it cites connect it to the question; else say why not.
 
-    The reply must cite a given fact, and its answer must name an entity (or one of its ``aliases``)
-    of the given facts, other than the question's ``entities``, that a path of at most ``hops``
+    The reply must cite a given fact, and its answer must name an entity (one of its ``aliases``, or
+    a capitalised short form that opens its name) of the given facts, other than the question's ``entities``, that a path of at most ``hops``
     given facts reaches from a question entity through a cited fact. With the ``question`` and the
     entities' ``types``, those entities must also fit its question word
     (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
@@ -364,8 +373,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     if not cited:
         return Grounding(False, "the reply cites none of the facts it was given")
     g, _ = _fact_graph(facts)
-    named = [c for c in sorted(set(g) - set(entities))
-             if any(re.search(whole_words(n.casefold()), answer.casefold()) for n in [c, *aliases.get(c, ())] if n)]
+    named = [c for c in sorted(set(g) - set(entities)) if _names(answer, [c, *aliases.get(c, ())])]
     if not named:
         return Grounding(False, "the answer names no entity of the given facts other than the question's", cited)
 

@@ -300,10 +300,24 @@ def test_a_copy_may_drop_a_short_lead_in_but_not_most_of_the_sentence():
 
 
 def test_grounding_reads_aliases():
-    reply = used(SUPPLY, RIVAL, answer="Voltaic")
-    assert not check_grounding(reply, FACTS, Q).accepted                       # "Voltaic" is not the name...
-    g = check_grounding(reply, FACTS, Q, aliases={"Voltaic Dynamics": ["Voltaic", ""]})
+    reply = used(SUPPLY, RIVAL, answer="VDX")
+    assert not check_grounding(reply, FACTS, Q).accepted                       # "VDX" is not the name...
+    g = check_grounding(reply, FACTS, Q, aliases={"Voltaic Dynamics": ["VDX", ""]})
     assert g.accepted and g.answer_entities == ("Voltaic Dynamics",)          # ...but is an alias of it
+
+
+@pytest.mark.parametrize("answer, accepted", [
+    ("Ambry", True), ("Ambry.", True), ("Ambry Technical", True),     # the opening words of the name
+    ("ambry", False),                                                  # a short form is written as a name
+    ("Technical College", False),                                      # the name's end is not a short form
+    ("The", False), ("Amb", False),                                    # a function word; part of a word
+])
+def test_grounding_reads_a_short_form_that_opens_a_name(answer, accepted):
+    facts = [("Lasko Rail", "designed_by", "Piet Lasko"), ("Piet Lasko", "trained_at", "Ambry Technical College")]
+    g = check_grounding(used(facts[1], answer=answer), facts, ["Lasko Rail"])
+    assert g.accepted is accepted, g.reason
+    if accepted:
+        assert g.answer_entities == ("Ambry Technical College",)
 
 
 def test_grounding_with_two_question_entities():
