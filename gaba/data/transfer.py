@@ -1,7 +1,7 @@
 """Transfer collections: small corpora unlike the book's company news, with their questions.
 
 Four fictional collections, ``wikipedia`` (30 real paragraphs, 12 questions from HotpotQA and
-2WikiMultihopQA) and ten held-out collections (:data:`HELD_OUT`, questions only, no gold
+2WikiMultihopQA) and eleven held-out collections (:data:`HELD_OUT`, questions only, no gold
 triples). Files and licences: ``assets/data/transfer/README.md``.
 """
 from __future__ import annotations
@@ -18,7 +18,8 @@ COLLECTIONS = ("academia", "sport", "history", "film_books")
 #: The collection of real Wikipedia paragraphs from HotpotQA and 2WikiMultihopQA.
 WIKIPEDIA = "wikipedia"
 #: Collections written after the method, to try it as a reader would (``benchmarks/heldout_transfer.py``).
-HELD_OUT = ("music", "food", "space", "rail", "health", "ports", "courts", "stage", "energy", "aviation")
+HELD_OUT = ("music", "food", "space", "rail", "health", "ports", "courts", "stage", "energy", "aviation",
+            "museums")
 
 
 def _folder(name: str, *, gold: bool = False):
