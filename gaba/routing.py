@@ -12,8 +12,9 @@ from typing import Any
 from . import prompts, rag
 from .communities import CommunitySummary, detect_communities, global_rag, summarize_communities
 from .entities import find_entities
-from .errors import GabaError, LLMOutputError
+from .errors import GabaError, LLMOutputError, NoPath
 from .llm import call_llm
+from .multihop import multi_hop_query
 
 ROUTES = ("local", "global", "flat")
 #: Routes that walk the graph from the entities a question names, so they need one of ``G``'s.
@@ -148,9 +149,23 @@ class Answer:
 
     answer: str
     route: str                      # the retriever used
-    evidence: list                  # facts (local), CommunitySummary list (global) or passages (flat)
+    evidence: list                  # facts or paths (local), CommunitySummary list (global) or passages (flat)
     decided_by: str = ""            # "rules", "model", "fallback" or "caller"
     note: str = ""                  # why the route was chosen, and any extra work done
+
+
+def _paths_answer(question: str, G):
+    """The path pipeline's answer to a question that names two entities and has a connection cue
+    of :data:`RULES` ("connected", "links", "between", ...); None for any other question, or when
+    no path joins the two."""
+    if not any(re.search(p, " ".join(question.lower().split())) for p in RULES["local"]):
+        return None
+    if len(_entities(question, G)) < 2:
+        return None
+    try:
+        return multi_hop_query(G, question)
+    except NoPath:
+        return None
 
 
 def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None,
@@ -159,8 +174,11 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
         flat: Callable[..., tuple[str, Any]] | None = None) -> Answer:
     """Route a question (:func:`route`, or ``route_to``) and answer it with that retriever.
 
-    A global question without ``summaries`` first summarizes the communities (said in
-    ``Answer.note``); ``local`` and ``flat`` replace the default retrievers.
+    A local question that names two entities and asks how they connect is answered from the paths
+    between them (:func:`gaba.multihop.multi_hop_query`: the path search finds who lies between,
+    the model words it), other local questions by Graph RAG. A global question without
+    ``summaries`` first summarizes the communities (said in ``Answer.note``); ``local`` and
+    ``flat`` replace the default retrievers.
 
     Examples
     --------
@@ -177,7 +195,11 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
     else:
         d = RouteDecision(route_to, "caller", "route given by the caller")
     note = d.reason
-    if d.route == "local":
+    if d.route == "local" and local is None and (found := _paths_answer(question, G)) is not None:
+        answer, evidence = found.answer, found.paths
+        note += ("; it names two entities and asks how they connect, so the path search answered "
+                 "(gaba.multihop.multi_hop_query)")
+    elif d.route == "local":
         answer, evidence = (rag.graph_rag if local is None else local)(question, G, hops=hops)
     elif d.route == "flat":
         answer, evidence = (rag.flat_rag if flat is None else flat)(question, k=k)

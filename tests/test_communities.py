@@ -277,3 +277,29 @@ def test_community_documents(two_clusters):
     c0, c1 = detect_communities(two_clusters)
     assert cm.community_documents(two_clusters, c0) == ["d", "e"]
     assert cm.community_documents(two_clusters, ["Lonely"]) == []
+
+
+def test_ask_answers_a_connection_question_from_the_paths(scripted):
+    """Two entities and a connection cue: the path search answers; anything else keeps Graph RAG."""
+    H = nx.MultiDiGraph()
+    for s, r, o in [("Ana Rusk", "charters", "Tern"), ("Pell Quay", "berths", "Tern"),
+                    ("Pell Quay", "leases_cranes_to", "Osk Freight"), ("Vim Lode", "audits", "Harl Mint")]:
+        _edge(H, s, r, o)
+    scripted.replies.append("Through Tern and Pell Quay.")
+    a = ask("How is Ana Rusk connected to Osk Freight?", H, use_model=False)
+    assert (a.route, a.answer) == ("local", "Through Tern and Pell Quay.")
+    assert [p.nodes for p in a.evidence] == [("Ana Rusk", "Tern", "Pell Quay", "Osk Freight")]
+    assert "path search answered" in a.note
+    prompt = scripted.requests[-1]["messages"][-1]["content"]
+    assert "So Ana Rusk is connected to Osk Freight through Tern and Pell Quay." in prompt
+    calls = []
+
+    def fake_local(q, G, hops=2):
+        calls.append(q)
+        return "graph answer", []
+
+    # a caller's own local retriever is always used; no path between the two: Graph RAG
+    assert ask("How is Ana Rusk connected to Osk Freight?", H, use_model=False, local=fake_local).answer == "graph answer"
+    scripted.replies.append("Facts used: Vim Lode audits Harl Mint.\nAnswer: I don't know")
+    a = ask("How is Ana Rusk connected to Harl Mint?", H, use_model=False)
+    assert a.route == "local" and "path search" not in a.note and a.answer.startswith("I don't know")
