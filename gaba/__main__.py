@@ -136,7 +136,8 @@ def _verify(args) -> int:
 
 
 def _ask(args) -> None:
-    """``ask``: answer with Graph RAG (hop by hop with ``--hop-by-hop``), the prompts with ``--trace``."""
+    """``ask``: answer with Graph RAG (hop by hop with ``--hop-by-hop``, from the paths between two
+    entities with ``--paths``), the prompts with ``--trace``."""
     G = load_graph(args.graph) if args.graph else build_knowledge_graph(progress=False)
     budget = args.budget if args.budget is not None else DEFAULT_BUDGET
     if args.paths:

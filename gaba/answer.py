@@ -350,11 +350,11 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                     types: Mapping[str, str | None] | None = None) -> Grounding:
     """Accept an answer only when the facts it cites connect it to the question; else say why not.
 
-    The reply must cite a given fact, and its answer must name an entity (one of its ``aliases``, or
-    a capitalised short form that opens its name) of the given facts, other than the question's ``entities``, that a path of at most ``hops``
-    given facts reaches from a question entity through a cited fact. With the ``question`` and the
-    entities' ``types``, those entities must also fit its question word
-    (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
+    The reply must cite a given fact, and its answer must name an entity of the given facts (or one
+    of its ``aliases``, or a capitalised short form that opens its name), other than the question's
+    ``entities``, that a path of at most ``hops`` given facts reaches from a question entity through
+    a cited fact. With the ``question`` and the entities' ``types``, those entities must also fit its
+    question word (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
 
     Examples
     --------

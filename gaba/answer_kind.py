@@ -59,4 +59,6 @@ def type_mismatch(question: str, answer_types: Mapping[str, str | None]) -> str 
     if not all(t in excluded for t in answer_types.values()):
         return None
     kinds = " or ".join(sorted({str(t) for t in answer_types.values()}))
-    return f'the question asks "{word}", and the answer names only a {kinds} ({", ".join(answer_types)})'
+    article = "an" if kinds[0] in "aeiou" else "a"
+    return (f'the question asks "{word}", and the answer names only {article} {kinds} '
+            f'({", ".join(answer_types)})')
