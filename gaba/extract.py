@@ -18,7 +18,7 @@ from .data.triple import Triple
 from .errors import CacheMiss, GabaError, LLMOutputError
 from .kgcache import (CACHE_FORMAT, kg_cache_dir, read_entry, recorded_seconds, triples_cache_key,
                       write_entry)
-from .names import candidate_names
+from .names import candidate_names, resolve_descriptions
 from .passages import as_document, check_document, split_document, split_sentences
 from .request import extraction_request, facts_from_rows, prompt_version
 from .validate import Rejection, validate_triples
@@ -80,6 +80,7 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
     []
     """
     d = as_document(doc)
+    d = {**d, "text": resolve_descriptions(d["text"])}
     if schema is None and len(candidate_names(d["text"])) < 2:
         return []                          # a fact links two names; no model call
     facts, _ = _extract_split(d, schema)
@@ -162,7 +163,8 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     from tqdm import tqdm
 
     t0 = time.perf_counter()
-    docs = [p for d in load_documents(documents) for p in split_document(d)]
+    docs = [{**p, "text": resolve_descriptions(p["text"])}       # "the agency" -> its name
+            for d in load_documents(documents) for p in split_document(d)]
     for d in docs:                  # a long document is fine; a passage the model cannot read is not
         check_document(d)
     workers = llm.concurrency(concurrency)

@@ -292,3 +292,39 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
             for part in parts:
                 add(part)
     return names
+
+
+#: "the <noun>" in lowercase, not followed by "of" ("the bank of Tidewater" is no back-reference).
+_DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)")
+
+
+def resolve_descriptions(text: str) -> str:
+    """``text`` with each "the <noun>" that refers back to a name written as that name.
+
+    A description is resolved when exactly one name of two or more words in ``text`` ends in that
+    noun ("the agency" -> "the Northmarch Heritage Agency") and is written before it; anything else
+    is left as it is (a name that does not end in its noun, "the university" for "University of
+    Caldermoor", too).
+
+    Examples
+    --------
+    >>> resolve_descriptions("Osk Freight Agency opened in May. The agency has 40 staff.")
+    'Osk Freight Agency opened in May. The Osk Freight Agency has 40 staff.'
+    >>> resolve_descriptions("Lisvik Bank lends to Osk. It is the bank of Osk.")   # "the bank of": no
+    'Lisvik Bank lends to Osk. It is the bank of Osk.'
+    """
+    heads: dict[str, set[str]] = {}
+    for name in capitalised_names(text):
+        if len(name.split()) >= 2:
+            heads.setdefault(name.split()[-1].casefold(), set()).add(name)
+    out, last = [], 0
+    for m in _DESCRIPTION.finditer(text):
+        names = heads.get(m.group(2), set())
+        if len(names) != 1:
+            continue
+        name = next(iter(names))
+        first = text.find(name)
+        if 0 <= first < m.start():
+            out.append(f"{text[last:m.start()]}{m.group(1)} {name}")
+            last = m.end()
+    return "".join(out) + text[last:]

@@ -227,3 +227,23 @@ def test_a_word_capitalised_only_to_open_a_sentence_is_no_name(tmp_path, monkeyp
     G = build_knowledge_graph(docs, cache_dir=_scripted_cache(tmp_path, monkeypatch, facts), progress=False)
     assert "Chief" not in G and "Stewards" not in G             # neither the model's edge nor the rule's
     assert G.has_edge("Ysolde Prane", "Morrow Lantern Guild")
+
+
+def test_a_description_that_refers_back_to_a_name_is_read_as_the_name(tmp_path, monkeypatch):
+    from gaba.names import resolve_descriptions
+
+    text = ("Brisk Harbour Authority licensed the Quell Yard in 1990. It employs 40 people. "
+            "The authority is run by Mira Tosh.")
+    assert resolve_descriptions(text).endswith(" The Brisk Harbour Authority is run by Mira Tosh.")
+    for same in ("Osk Bank and Vell Bank merged. The bank grew.",       # two names end in the noun
+                 "The agency said so. Later, Osk Agency agreed.",       # the name comes after
+                 "Osk Bank lends to Vell Mint. It is the bank of Vell Mint.",   # "the bank of ..."
+                 "Osk Bank lends. The river rose."):                    # no name ends in "river"
+        assert resolve_descriptions(same) == same
+    facts = {"licensed": [{"sentence": 3, "subject": "Brisk Harbour Authority", "predicate": "is run by",
+                           "object": "Mira Tosh", "subject_type": "org", "object_type": "person"}]}
+    G = build_knowledge_graph([{"id": "h1", "text": text}], cache_dir=_scripted_cache(tmp_path, monkeypatch, facts),
+                              progress=False)
+    # without the resolution the third sentence names no authority, and the fact would be refused
+    (data,) = G.get_edge_data("Brisk Harbour Authority", "Mira Tosh").values()
+    assert data["evidence"] == "The Brisk Harbour Authority is run by Mira Tosh."   # the sentence as read
