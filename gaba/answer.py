@@ -31,7 +31,7 @@ CITATION_SIMILARITY = 90
 MIN_COPY_SHARE = 0.75
 
 __all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "fact_chains", "answer_prompt", "flat_prompt",
-           "final_answer", "is_abstention", "cited_facts", "check_grounding"]
+           "final_answer", "is_abstention", "cited_facts", "check_grounding", "quoted_line"]
 
 
 def _quote(text: str) -> str:
@@ -39,7 +39,7 @@ def _quote(text: str) -> str:
     return re.sub(r"</?\s*(facts|sources|passages|passage|question)\s*>", "", text, flags=re.I)
 
 
-def _one_line(text: str) -> str:
+def quoted_line(text: str) -> str:
     """Quoted text on one line: a name with a line break cannot forge a fact line of its own."""
     return " ".join(_quote(text).split())
 
@@ -74,7 +74,7 @@ def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
 
     def place(f: Fact, depth: int) -> None:
         placed.add(f)
-        lines.append("  " * depth + "- " + _one_line(fact_sentence(f)))
+        lines.append("  " * depth + "- " + quoted_line(fact_sentence(f)))
 
     def below(u: str, depth: int) -> None:
         for v in dict.fromkeys(v for _, v in links.get(u, ())):
@@ -128,7 +128,7 @@ def fact_chains(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
         chain = [f for p in zip(nodes, nodes[1:]) for f in between[frozenset(p)]]
         if not any(set(chain) <= c for c in chains):     # not part of a line already written
             chains.append(set(chain))
-            lines.append("- " + " -> ".join(_one_line(fact_sentence(f)) for f in chain))
+            lines.append("- " + " -> ".join(quoted_line(fact_sentence(f)) for f in chain))
 
     for i, a in enumerate(starts):
         for b in starts[i + 1:]:
@@ -150,7 +150,7 @@ def fact_chains(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
             path.append(parent[path[-1]])
         add(path[::-1])
     on_line = set().union(*chains)
-    lines += [f"- {_one_line(fact_sentence(f))}" for f in facts if f not in on_line]
+    lines += [f"- {quoted_line(fact_sentence(f))}" for f in facts if f not in on_line]
     return lines
 
 
@@ -176,9 +176,9 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     elif chains is not None:
         lines, template = "\n".join(fact_chains(facts, chains)), prompts.GRAPH_CHAINS_PROMPT
     else:
-        lines = "\n".join(f"- {_one_line(fact_sentence(f))}" for f in arrange(facts))
+        lines = "\n".join(f"- {quoted_line(fact_sentence(f))}" for f in arrange(facts))
         template = prompts.GRAPH_ANSWER_PROMPT
-    sources = "\n".join(f'- "{_one_line(e)}"' for e in arrange(evidence))
+    sources = "\n".join(f'- "{quoted_line(e)}"' for e in arrange(evidence))
     user = template.format(facts=lines or "- (none)", sources=sources or "- (none)",
                            question=_quote(question.strip()), abstain=ABSTAIN)
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user

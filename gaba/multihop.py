@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import prompts
+from .answer import quoted_line
 from .data.kinship import ROLE_WORDS, kinship, path_roles
 from .entities import find_entities, suggest
 from .errors import EntityNotFound, NoPath
@@ -56,7 +57,8 @@ def path_facts(path: Path) -> list[Fact]:
 def format_fact_paths(paths: Sequence[Path], scores: Sequence[float] | None = None) -> str:
     """Number the paths, each step written as the fact it walks, then who lies between the two ends.
 
-    The closing "So ..." sentence is computed from the path, not generated.
+    The closing "So ..." sentence is computed from the path, not generated. Names and relations are
+    quoted data: a line break or a ``</facts>`` inside one cannot start a line or block of its own.
 
     Examples
     --------
@@ -72,7 +74,7 @@ def format_fact_paths(paths: Sequence[Path], scores: Sequence[float] | None = No
         if inner:
             names = inner[0] if len(inner) == 1 else ", ".join(inner[:-1]) + " and " + inner[-1]
             text += f" So {p.start} is connected to {p.end} through {names}."
-        lines.append(f"{head}: {text}")
+        lines.append(f"{head}: {quoted_line(text)}")
     return "\n".join(lines)
 
 
