@@ -57,6 +57,11 @@ class RouteDecision:
     reason: str           # the cue matched, the model's pick, or why it fell back
 
 
+def _cue_text(question: str) -> str:
+    """The question as the cue patterns read it: lowercase, one space between words."""
+    return " ".join(question.lower().split())
+
+
 def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RULES,
                default: str | None = None) -> tuple[str | None, str]:
     """The rule-based first pass: ``(route, reason)``, or ``(None, reason)`` when unsure.
@@ -64,7 +69,7 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
     Decides when exactly one route's cues match; with none, ``default``, else (with ``G``) a
     traversal route when the question names an entity of ``G``.
     """
-    q = " ".join(question.lower().split())
+    q = _cue_text(question)
     hits = {r: [p for p in pats if re.search(p, q)] for r, pats in rules.items()}
     matched = [r for r in rules if hits[r]]
     local = next((r for r in rules if r in TRAVERSALS), None)
@@ -158,7 +163,7 @@ def _paths_answer(question: str, G):
     """The path pipeline's answer to a question that names two entities and has a connection cue
     of :data:`RULES` ("connected", "links", "between", ...); None for any other question, or when
     no path joins the two."""
-    if not any(re.search(p, " ".join(question.lower().split())) for p in RULES["local"]):
+    if not any(re.search(p, _cue_text(question)) for p in RULES["local"]):
         return None
     if len(_entities(question, G)) < 2:
         return None
