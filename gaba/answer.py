@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 
 from . import prompts
-from .answer_kind import type_mismatch
+from .answer_kind import type_mismatch, unmatched_numbers
 from .graph import Fact, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
 
@@ -353,8 +353,10 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     The reply must cite a given fact, and its answer must name an entity of the given facts (or one
     of its ``aliases``, or a capitalised short form that opens its name), other than the question's
     ``entities``, that a path of at most ``hops`` given facts reaches from a question entity through
-    a cited fact. With the ``question`` and the entities' ``types``, those entities must also fit its
-    question word (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
+    a cited fact. With the ``question``, every number it writes must be written in a given fact or
+    its evidence (:func:`gaba.answer_kind.unmatched_numbers`), and with the entities' ``types`` too,
+    those entities must fit its question word (:func:`gaba.answer_kind.type_mismatch`). An
+    abstaining reply is accepted.
 
     Examples
     --------
@@ -368,6 +370,10 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     answer = final_answer(reply)
     if is_abstention(answer):
         return Grounding(True, "the model abstained")
+    given = [" ".join(map(str, f)) for f in facts] + [e for f in facts for e in (evidence or {}).get(f, ())]
+    if question and (missing := unmatched_numbers(question, given)):
+        return Grounding(False, f"the question writes {', '.join(missing)}, and none of the given facts "
+                         f"or their sources does")
     aliases = aliases or {}
     cited = tuple(cited_facts(reply, facts, evidence, aliases, restated=restated))
     if not cited:

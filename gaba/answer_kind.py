@@ -1,9 +1,11 @@
-"""What kind of answer a question asks for, read from its question word alone.
+"""What a question asks for and about, read from its question word and the numbers it writes.
 
-Taught in chapter "Graph RAG and multi-hop reasoning", as the last part of the grounding rule.
+Taught in chapter "Graph RAG and multi-hop reasoning", as the last parts of the grounding rule.
 English question words only, no field's words: a "who" question is not answered by a place, a
 "where" question not by a person, and "when", "how much", "how many", "how long" or "how old" not
-by a person, an organisation or a place. The entity types are the ones extraction assigned.
+by a person, an organisation or a place. The entity types are the ones extraction assigned. A
+number the question writes ("the 2-2 draw", "in 1974") must be written in the text the answer came
+from, or that text is about something else.
 
 Examples
 --------
@@ -15,9 +17,9 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-__all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch"]
+__all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -62,3 +64,27 @@ def type_mismatch(question: str, answer_types: Mapping[str, str | None]) -> str 
     article = "an" if kinds[0] in "aeiou" else "a"
     return (f'the question asks "{word}", and the answer names only {article} {kinds} '
             f'({", ".join(answer_types)})')
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers written in digits in ``text``, in order, with thousands commas dropped and every
+    dash read as "-" ("14,000" -> "14000", "2–2" -> "2-2").
+
+    >>> numbers("Osk Freight drew 2–2 in 1974 before 14,000 fans, its 3rd draw.")
+    ['2-2', '1974', '14000', '3']
+    """
+    text = re.sub(r"[\u2010-\u2015\u2212]", "-", text)
+    return [re.sub(r"(?<=\d),(?=\d{3}\b)", "", m) for m in _NUMBER.findall(text)]
+
+
+def unmatched_numbers(question: str, texts: Iterable[str]) -> list[str]:
+    """The numbers of ``question`` that none of ``texts`` writes, each once.
+
+    >>> unmatched_numbers("Who scored in the 2-2 draw of 1974?", ["Ana Rusk scored in 1974."])
+    ['2-2']
+    """
+    have = {n for t in texts for n in numbers(t)}
+    return [n for n in dict.fromkeys(numbers(question)) if n not in have]

@@ -421,3 +421,43 @@ def test_an_entity_without_a_type_is_never_ruled_out():
     g = check_grounding(used(HARBOUR[0], answer="Lisvik"), HARBOUR, ["Osk Freight"],
                         question="Who is the chief executive of Osk Freight?", types={"Lisvik": None})
     assert g.accepted
+
+
+# ---------------------------------------------------------------- the question's numbers (gaba.answer_kind)
+
+DRAW = ("Osk Freight", "drew_with", "Pell Rovers")
+DRAW_EVIDENCE = {DRAW: ["Osk Freight drew 1–1 with Pell Rovers before 14,000 fans in 1998."]}
+
+
+@pytest.mark.parametrize("question, accepted", [
+    ("Whom did Osk Freight draw with in the 2-2 match?", False),           # 2-2 is written nowhere given
+    ("Whom did Osk Freight draw with in 2004?", False),
+    ("Whom did Osk Freight draw with in the 1-1 match?", True),            # the source writes 1–1
+    ("Whom did Osk Freight draw with before 14000 fans?", True),           # 14,000 in the source
+    ("Whom did Osk Freight draw with in 1998?", True),
+    ("Whom did Osk Freight draw with?", True),                             # no number: no rule
+])
+def test_grounding_refuses_an_answer_when_the_question_writes_a_number_the_facts_do_not(question, accepted):
+    reply = used(DRAW, answer="Pell Rovers")
+    g = check_grounding(reply, [DRAW], ["Osk Freight"], evidence=DRAW_EVIDENCE, question=question)
+    assert g.accepted is accepted, g.reason
+    if not accepted:
+        from gaba.answer_kind import numbers
+        assert g.reason.startswith("the question writes") and numbers(question)[0] in g.reason
+    assert check_grounding(reply, [DRAW], ["Osk Freight"], evidence=DRAW_EVIDENCE).accepted   # no question
+    assert check_grounding("Facts used: none\nAnswer: I don't know", [DRAW], ["Osk Freight"],
+                           evidence=DRAW_EVIDENCE, question=question).accepted                 # abstaining
+
+
+def test_a_number_in_a_name_counts_as_written():
+    fact = ("Veldt 40", "built_by", "Osk Freight")
+    g = check_grounding(used(fact, answer="Osk Freight"), [fact], ["Veldt 40"],
+                        question="Who built the Veldt 40?")
+    assert g.accepted, g.reason
+
+
+def test_numbers_are_read_whole():
+    from gaba.answer_kind import numbers, unmatched_numbers
+    assert numbers("In 2019 they won 3–1 and 2,300 people came; 1.5 m") == ["2019", "3-1", "2300", "1.5"]
+    assert unmatched_numbers("the 2 ships of 2019", ["in 2019 and 20 more"]) == ["2"]   # 2 is not 2019 or 20
+    assert unmatched_numbers("no numbers here", []) == []
