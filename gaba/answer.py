@@ -20,16 +20,12 @@ import networkx as nx
 
 from . import prompts
 from .answer_kind import type_mismatch, unmatched_numbers
+from .citation import _ANSWER_LINE, cited_facts
 from .graph import Fact, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
 ABSTAIN = "I don't know"
-#: A copied sentence matches a fact when their similarity (rapidfuzz partial ratio) reaches this.
-CITATION_SIMILARITY = 90
-#: A copy must be at least this share of the sentence it matches ("Facts used: Voltaic" cites nothing).
-MIN_COPY_SHARE = 0.75
-
 __all__ = ["ABSTAIN", "Grounding", "fact_sentence", "fact_outline", "fact_chains", "answer_prompt", "flat_prompt",
            "final_answer", "is_abstention", "cited_facts", "check_grounding", "quoted_line"]
 
@@ -199,10 +195,6 @@ def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
 
 
-_ANSWER_LINE = re.compile(r"^[ \t*#>-]*answer[ \t*]*:[ \t*]*", re.I | re.M)
-_USED_LINE = re.compile(r"^[ \t*#>-]*facts?[ \t]+used[ \t*]*:", re.I | re.M)
-
-
 def final_answer(reply: str) -> str:
     """The text after the reply's last ``Answer:`` line (the whole reply when it has none).
 
@@ -233,54 +225,6 @@ def is_abstention(answer: str) -> bool:
                           r"(contain|say|state|mention|include)", a))
 
 
-def _used_text(reply: str) -> str:
-    """The text between ``Facts used:`` and the last ``Answer:`` line."""
-    text = reply or ""
-    m = _USED_LINE.search(text)
-    if not m:
-        return ""
-    tail = text[m.end():]
-    ends = list(_ANSWER_LINE.finditer(tail))
-    return tail[:ends[-1].start()] if ends else tail
-
-
-def _stem_match(a: str, b: str) -> bool:
-    """Whether two words share a stem: a common beginning of 5 letters, or of all but one letter of
-    the shorter word (at least 3): "chair" in "chaired" and "chairperson", "owns" and "owner"."""
-    need = max(3, min(5, min(len(a), len(b)) - 1))
-    return len(a) >= need and len(b) >= need and a[:need] == b[:need]
-
-
-def _content_words(text: str) -> list[str]:
-    """The words of ``text`` that carry meaning: letters only, 3 or more, no function word."""
-    return [w for w in re.findall(r"[^\W\d_]+", text.casefold()) if len(w) >= 3 and w not in FUNCTION_WORDS]
-
-
-def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]],
-              source: Sequence[str] = ()) -> bool:
-    """Whether one of ``sentences`` names both ends of ``f`` (or an alias) and a word of its relation,
-    or names both ends and takes every other word it has from a ``source`` sentence of ``f``."""
-    rel = _content_words(f[1])
-    said = {w for s in source for w in _content_words(str(s))}
-    # each end's name and aliases as whole-word patterns, longest first, built once per fact
-    ends = [[whole_words(n) for n in sorted({n.casefold() for n in (end, *aliases.get(end, ())) if n},
-                                            key=len, reverse=True)] for end in (f[0], f[2])]
-    for sentence in sentences:
-        rest = sentence
-        for patterns in ends:
-            hit = next((m for p in patterns for m in [re.search(p, rest)] if m), None)
-            if hit is None:
-                break
-            rest = rest[:hit.start()] + " " + rest[hit.end():]
-        else:
-            if any(_stem_match(r, w) for r in rel for w in re.findall(r"[^\W\d_]+", rest)):
-                return True
-            words = _content_words(rest)
-            if words and said and all(any(_stem_match(w, x) for x in said) for w in words):
-                return True
-    return False
-
-
 def _names(answer: str, names: Sequence[str]) -> bool:
     """Whether ``answer`` names one of ``names``: as whole words, or the whole answer is a
     capitalised short form that opens one ("Ambry" for "Ambry Technical College")."""
@@ -288,49 +232,6 @@ def _names(answer: str, names: Sequence[str]) -> bool:
     opens = short[:1].isupper() and short.split()[0].casefold() not in FUNCTION_WORDS
     return any(re.search(whole_words(n.casefold()), answer.casefold())
                or (opens and n.casefold().startswith(short.casefold() + " ")) for n in names if n)
-
-
-def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Sequence[str]] | None = None,
-                aliases: Mapping[str, Sequence[str]] | None = None, *, restated: bool = True) -> list[Fact]:
-    """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
-
-    A fact counts when its sentence or an ``evidence`` sentence of it was copied, small edits allowed,
-    or (``restated=True``) when one sentence there names both its ends (or their ``aliases``) and a
-    word of its relation (a shared stem: "chairs" for "chaired_by"), or names both ends and takes
-    every other word from an ``evidence`` sentence of the fact.
-
-    Examples
-    --------
-    >>> cited_facts("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic",
-    ...             [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")])
-    [('Voltaic', 'COMPETES_WITH', 'Aurora')]
-    >>> cited_facts("Facts used: Ruth Amsel chairs the Brennock Group.\\nAnswer: Ruth Amsel",
-    ...             [("Brennock Group", "chaired_by", "Ruth Amsel")])
-    [('Brennock Group', 'chaired_by', 'Ruth Amsel')]
-    """
-    from rapidfuzz import fuzz
-
-    lines = _used_text(reply).casefold()
-    used = " ".join(lines.split())
-    if not used:
-        return []
-    sentences = re.split(r"(?<=[.;!?])\s+|\n", lines) if restated else []   # split once, not per fact
-    aliases = aliases or {}
-    out = []
-    for f in sorted(set(facts)):
-        source = (evidence or {}).get(f, ())
-        if restated and _restated(f, sentences, aliases, source):
-            out.append(f)
-            continue
-        texts = [fact_sentence(f), *source]
-        for t in texts:
-            t = " ".join(str(t).split()).casefold().rstrip(".")
-            # only a copy as long as (nearly) the whole fact may match: "Facts used: Voltaic" cites nothing
-            if t and (t in used or (len(used) >= MIN_COPY_SHARE * len(t)
-                                    and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)):
-                out.append(f)
-                break
-    return out
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,8 +7,9 @@ import itertools
 import pytest
 
 from gaba import answer as ga
-from gaba.answer import (ABSTAIN, CITATION_SIMILARITY, Grounding, answer_prompt, check_grounding,
-                         cited_facts, fact_sentence, final_answer, is_abstention)
+from gaba.answer import (ABSTAIN, Grounding, answer_prompt, check_grounding, cited_facts, fact_sentence,
+                         final_answer, is_abstention)
+from gaba.citation import CITATION_SIMILARITY
 
 SUPPLY = ("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors")
 RIVAL = ("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works")

@@ -102,3 +102,24 @@ def test_a_fact_restated_in_words_of_its_source_sentence_is_cited():
     assert cited_facts(reply("Harl Turbineworks was founded in Quennet."), [fact], source) == []
     assert cited_facts(reply("Harl Turbineworks and Quennet."), [fact], source) == []
     assert cited_facts(reply("Harl Turbineworks, headquartered in Quennet."), [fact]) == []
+
+
+def test_a_source_sentence_restated_cites_its_facts_that_touch_the_names():
+    # no fact joins Wenna Dray and Pell Hall, but the sentence both facts come from says she designed it
+    sentence = "The Osk Quartet opened Pell Hall, a venue designed by the architect Wenna Dray."
+    opened, with_ = ("Osk Quartet", "opened", "Pell Hall"), ("Osk Quartet", "mentioned_with", "Wenna Dray")
+    other = ("Osk Quartet", "based_in", "Harl")
+    evidence = {opened: [sentence], with_: [sentence], other: ["The Osk Quartet is based in Harl."]}
+    facts = [opened, with_, other]
+
+    def reply(used):
+        return f"Facts used: {used}\nAnswer: Wenna Dray"
+
+    assert cited_facts(reply("Wenna Dray designed Pell Hall."), facts, evidence) == [with_, opened]
+    g = check_grounding(reply("Wenna Dray designed Pell Hall."), facts, ["Pell Hall"], evidence=evidence)
+    assert g.accepted and g.answer_entities == ("Wenna Dray",)
+    # not: a word the sentence does not say, one name only, or a link a given fact already makes
+    assert cited_facts(reply("Wenna Dray founded Pell Hall."), facts, evidence) == []
+    assert cited_facts(reply("Wenna Dray designed a venue."), facts, evidence) == []
+    assert cited_facts(reply("Pell Hall opened with the Osk Quartet."), [opened, other], evidence) == [opened]
+    assert cited_facts(reply("Wenna Dray designed Pell Hall."), facts, evidence, restated=False) == []

@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("graph and traversal", {"gaba.entities", "gaba.graph", "gaba.traversal", "gaba.nxpaths", "gaba.paths",
                              "gaba.falkor_server", "gaba.cypher_paths", "gaba.store"}),
     ("linking, ranking, answering, communities",
-     {"gaba.words", "gaba.nameindex", "gaba.link", "gaba.node_merge", "gaba.relevance", "gaba.rank", "gaba.answer_kind", "gaba.answer", "gaba.rag", "gaba.stepwise", "gaba.multihop",
+     {"gaba.words", "gaba.nameindex", "gaba.link", "gaba.node_merge", "gaba.relevance", "gaba.rank", "gaba.answer_kind", "gaba.citation", "gaba.answer", "gaba.rag", "gaba.stepwise", "gaba.multihop",
       "gaba.communities", "gaba.routing"}),
     ("evaluation and benchmarks",
      {"gaba.evaluate", "gaba.scaling", "gaba.retrieval_eval", "gaba.bench", "gaba.costs"}),

@@ -211,3 +211,5 @@ def test_readme_pooled_held_out_numbers_are_the_published_run():
     assert passed and abstained
     assert tuple(map(int, passed[-1])) == pooled["multi-hop"]
     assert tuple(map(int, abstained[-1])) == pooled["unanswerable"]
+    single = re.findall(r"and (\d+) of (\d+) single-fact questions", readme)
+    assert single and tuple(map(int, single[-1])) == pooled["single-fact"]

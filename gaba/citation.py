@@ -1,0 +1,151 @@
+"""Which of the given facts a reply cites on its ``Facts used:`` line.
+
+Taught in chapter "Graph RAG and multi-hop reasoning", as the first part of the grounding rule
+(:func:`gaba.answer.check_grounding`): a citation is matched back to the facts that were given,
+never trusted.
+
+Examples
+--------
+>>> cited_facts("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic",
+...             [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")])
+[('Voltaic', 'COMPETES_WITH', 'Aurora')]
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from .graph import Fact, fact_sentence
+from .names import FUNCTION_WORDS, whole_words
+
+__all__ = ["CITATION_SIMILARITY", "MIN_COPY_SHARE", "cited_facts"]
+
+#: A copied sentence matches a fact when their similarity (rapidfuzz partial ratio) reaches this.
+CITATION_SIMILARITY = 90
+#: A copy must be at least this share of the sentence it matches ("Facts used: Voltaic" cites nothing).
+MIN_COPY_SHARE = 0.75
+
+_ANSWER_LINE = re.compile(r"^[ \t*#>-]*answer[ \t*]*:[ \t*]*", re.I | re.M)
+_USED_LINE = re.compile(r"^[ \t*#>-]*facts?[ \t]+used[ \t*]*:", re.I | re.M)
+
+
+def _used_text(reply: str) -> str:
+    """The text between ``Facts used:`` and the last ``Answer:`` line."""
+    text = reply or ""
+    m = _USED_LINE.search(text)
+    if not m:
+        return ""
+    tail = text[m.end():]
+    ends = list(_ANSWER_LINE.finditer(tail))
+    return tail[:ends[-1].start()] if ends else tail
+
+
+def _stem_match(a: str, b: str) -> bool:
+    """Whether two words share a stem: a common beginning of 5 letters, or of all but one letter of
+    the shorter word (at least 3): "chair" in "chaired" and "chairperson", "owns" and "owner"."""
+    need = max(3, min(5, min(len(a), len(b)) - 1))
+    return len(a) >= need and len(b) >= need and a[:need] == b[:need]
+
+
+def _content_words(text: str) -> list[str]:
+    """The words of ``text`` that carry meaning: letters only, 3 or more, no function word."""
+    return [w for w in re.findall(r"[^\W\d_]+", text.casefold()) if len(w) >= 3 and w not in FUNCTION_WORDS]
+
+
+def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]],
+              source: Sequence[str] = ()) -> bool:
+    """Whether one of ``sentences`` names both ends of ``f`` (or an alias) and a word of its relation,
+    or names both ends and takes every other word it has from a ``source`` sentence of ``f``."""
+    rel = _content_words(f[1])
+    said = {w for s in source for w in _content_words(str(s))}
+    # each end's name and aliases as whole-word patterns, longest first, built once per fact
+    ends = [[whole_words(n) for n in sorted({n.casefold() for n in (end, *aliases.get(end, ())) if n},
+                                            key=len, reverse=True)] for end in (f[0], f[2])]
+    for sentence in sentences:
+        rest = sentence
+        for patterns in ends:
+            hit = next((m for p in patterns for m in [re.search(p, rest)] if m), None)
+            if hit is None:
+                break
+            rest = rest[:hit.start()] + " " + rest[hit.end():]
+        else:
+            if any(_stem_match(r, w) for r in rel for w in re.findall(r"[^\W\d_]+", rest)):
+                return True
+            words = _content_words(rest)
+            if words and said and all(any(_stem_match(w, x) for x in said) for w in words):
+                return True
+    return False
+
+
+def _source_restated(sentences: Sequence[str], facts: Sequence[Fact], evidence: Mapping[Fact, Sequence[str]],
+                     aliases: Mapping[str, Sequence[str]]) -> set[Fact]:
+    """The facts of a source sentence that one of ``sentences`` restates: it names two entities of
+    that sentence's facts and takes every other word it has from the source sentence; the facts cited
+    are those that touch an entity it names."""
+    by_source: dict[str, list[Fact]] = {}
+    for f in facts:
+        for e in evidence.get(f, ()):
+            by_source.setdefault(e, []).append(f)
+    out: set[Fact] = set()
+    for source, fs in by_source.items():
+        said = set(_content_words(source))
+        ends = sorted({n for f in fs for n in (f[0], f[2])}, key=len, reverse=True)
+        for sentence in sentences:
+            rest, named = sentence, set()
+            for n in ends:
+                forms = sorted({x.casefold() for x in (n, *aliases.get(n, ())) if x}, key=len, reverse=True)
+                if hit := next((m for x in forms for m in [re.search(whole_words(x), rest)] if m), None):
+                    named.add(n)
+                    rest = rest[:hit.start()] + " " + rest[hit.end():]
+            words = _content_words(rest)
+            if (len(named) >= 2 and words and all(any(_stem_match(w, x) for x in said) for w in words)
+                    and not any(f[0] in named and f[2] in named for f in fs)):
+                out.update(f for f in fs if f[0] in named or f[2] in named)
+    return out
+
+
+def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Sequence[str]] | None = None,
+                aliases: Mapping[str, Sequence[str]] | None = None, *, restated: bool = True) -> list[Fact]:
+    """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
+
+    A fact counts when its sentence or an ``evidence`` sentence of it was copied, small edits allowed,
+    or (``restated=True``) when one sentence there names both its ends (or their ``aliases``) and a
+    word of its relation (a shared stem: "chairs" for "chaired_by"), or names both ends and takes
+    every other word from an ``evidence`` sentence of the fact. A sentence that names two entities of
+    one ``evidence`` sentence's facts, no fact joining the two, and takes every other word from that
+    sentence restates it: it cites that sentence's facts that touch the entities it names.
+
+    Examples
+    --------
+    >>> cited_facts("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic",
+    ...             [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")])
+    [('Voltaic', 'COMPETES_WITH', 'Aurora')]
+    >>> cited_facts("Facts used: Ruth Amsel chairs the Brennock Group.\\nAnswer: Ruth Amsel",
+    ...             [("Brennock Group", "chaired_by", "Ruth Amsel")])
+    [('Brennock Group', 'chaired_by', 'Ruth Amsel')]
+    """
+    from rapidfuzz import fuzz
+
+    lines = _used_text(reply).casefold()
+    used = " ".join(lines.split())
+    if not used:
+        return []
+    sentences = re.split(r"(?<=[.;!?])\s+|\n", lines) if restated else []   # split once, not per fact
+    aliases = aliases or {}
+    out = []
+    for f in sorted(set(facts)):
+        source = (evidence or {}).get(f, ())
+        if restated and _restated(f, sentences, aliases, source):
+            out.append(f)
+            continue
+        texts = [fact_sentence(f), *source]
+        for t in texts:
+            t = " ".join(str(t).split()).casefold().rstrip(".")
+            # only a copy as long as (nearly) the whole fact may match: "Facts used: Voltaic" cites nothing
+            if t and (t in used or (len(used) >= MIN_COPY_SHARE * len(t)
+                                    and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)):
+                out.append(f)
+                break
+    if restated and evidence:
+        out = sorted(set(out) | _source_restated(sentences, sorted(set(facts)), evidence, aliases))
+    return out
