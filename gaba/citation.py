@@ -80,8 +80,8 @@ def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[
 def _source_restated(sentences: Sequence[str], facts: Sequence[Fact], evidence: Mapping[Fact, Sequence[str]],
                      aliases: Mapping[str, Sequence[str]]) -> set[Fact]:
     """The facts of a source sentence that one of ``sentences`` restates: it names two entities of
-    that sentence's facts and takes every other word it has from the source sentence; the facts cited
-    are those that touch an entity it names."""
+    that sentence's facts that no fact of it joins, and takes every other word it has from the source
+    sentence; the facts cited are those that touch an entity it names."""
     by_source: dict[str, list[Fact]] = {}
     for f in facts:
         for e in evidence.get(f, ()):
