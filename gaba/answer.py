@@ -271,8 +271,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     answer = final_answer(reply)
     if is_abstention(answer):
         return Grounding(True, "the model abstained")
-    given = [" ".join(map(str, f)) for f in facts] + [e for f in facts for e in (evidence or {}).get(f, ())]
-    if question and (missing := unmatched_numbers(question, given)):
+    if question and (missing := unmatched_numbers(question, [" ".join(map(str, f)) for f in facts]
+                                                  + [e for f in facts for e in (evidence or {}).get(f, ())])):
         return Grounding(False, f"the question writes {', '.join(missing)}, and none of the given facts "
                          f"or their sources does")
     aliases = aliases or {}

@@ -52,27 +52,41 @@ def _content_words(text: str) -> list[str]:
     return [w for w in re.findall(r"[^\W\d_]+", text.casefold()) if len(w) >= 3 and w not in FUNCTION_WORDS]
 
 
+def _name_patterns(name: str, aliases: Mapping[str, Sequence[str]]) -> list[str]:
+    """``name`` and its ``aliases`` as whole-word patterns, longest first."""
+    return [whole_words(n) for n in sorted({n.casefold() for n in (name, *aliases.get(name, ())) if n},
+                                           key=len, reverse=True)]
+
+
+def _strike(text: str, patterns: Sequence[str]) -> str | None:
+    """``text`` with the first of ``patterns`` it contains blanked out, or None when it has none."""
+    hit = next((m for p in patterns for m in [re.search(p, text)] if m), None)
+    return None if hit is None else text[:hit.start()] + " " + text[hit.end():]
+
+
+def _said_in(text: str, said: set[str]) -> bool:
+    """Whether ``text`` has content words and each shares a stem with a word of ``said``."""
+    words = _content_words(text)
+    return bool(words and said and all(any(_stem_match(w, x) for x in said) for w in words))
+
+
 def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]],
               source: Sequence[str] = ()) -> bool:
     """Whether one of ``sentences`` names both ends of ``f`` (or an alias) and a word of its relation,
     or names both ends and takes every other word it has from a ``source`` sentence of ``f``."""
     rel = _content_words(f[1])
     said = {w for s in source for w in _content_words(str(s))}
-    # each end's name and aliases as whole-word patterns, longest first, built once per fact
-    ends = [[whole_words(n) for n in sorted({n.casefold() for n in (end, *aliases.get(end, ())) if n},
-                                            key=len, reverse=True)] for end in (f[0], f[2])]
+    ends = [_name_patterns(end, aliases) for end in (f[0], f[2])]   # built once per fact
     for sentence in sentences:
         rest = sentence
         for patterns in ends:
-            hit = next((m for p in patterns for m in [re.search(p, rest)] if m), None)
-            if hit is None:
+            rest = _strike(rest, patterns)
+            if rest is None:
                 break
-            rest = rest[:hit.start()] + " " + rest[hit.end():]
         else:
             if any(_stem_match(r, w) for r in rel for w in re.findall(r"[^\W\d_]+", rest)):
                 return True
-            words = _content_words(rest)
-            if words and said and all(any(_stem_match(w, x) for x in said) for w in words):
+            if _said_in(rest, said):
                 return True
     return False
 
@@ -86,6 +100,7 @@ def _source_restated(sentences: Sequence[str], facts: Sequence[Fact], evidence: 
     for f in facts:
         for e in evidence.get(f, ()):
             by_source.setdefault(e, []).append(f)
+    patterns = {n: _name_patterns(n, aliases) for f in facts for n in (f[0], f[2])}   # once per entity
     out: set[Fact] = set()
     for source, fs in by_source.items():
         said = set(_content_words(source))
@@ -93,12 +108,10 @@ def _source_restated(sentences: Sequence[str], facts: Sequence[Fact], evidence: 
         for sentence in sentences:
             rest, named = sentence, set()
             for n in ends:
-                forms = sorted({x.casefold() for x in (n, *aliases.get(n, ())) if x}, key=len, reverse=True)
-                if hit := next((m for x in forms for m in [re.search(whole_words(x), rest)] if m), None):
+                if (struck := _strike(rest, patterns[n])) is not None:
                     named.add(n)
-                    rest = rest[:hit.start()] + " " + rest[hit.end():]
-            words = _content_words(rest)
-            if (len(named) >= 2 and words and all(any(_stem_match(w, x) for x in said) for w in words)
+                    rest = struck
+            if (len(named) >= 2 and _said_in(rest, said)
                     and not any(f[0] in named and f[2] in named for f in fs)):
                 out.update(f for f in fs if f[0] in named or f[2] in named)
     return out
@@ -132,8 +145,9 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
         return []
     sentences = re.split(r"(?<=[.;!?])\s+|\n", lines) if restated else []   # split once, not per fact
     aliases = aliases or {}
+    facts = sorted(set(facts))
     out = []
-    for f in sorted(set(facts)):
+    for f in facts:
         source = (evidence or {}).get(f, ())
         if restated and _restated(f, sentences, aliases, source):
             out.append(f)
@@ -147,5 +161,5 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
                 out.append(f)
                 break
     if restated and evidence:
-        out = sorted(set(out) | _source_restated(sentences, sorted(set(facts)), evidence, aliases))
+        out = sorted(set(out) | _source_restated(sentences, facts, evidence, aliases))
     return out
