@@ -14,7 +14,7 @@ from rapidfuzz import fuzz, process
 
 from .data.triple import Triple
 from .names import (FUNCTION_WORDS, candidate_names, capitalised_in, is_name, looks_like_org, looks_like_person,
-                    lower_words, mentions, normalize_name, strip_title)
+                    lower_words, mentions, normalize_name, strip_title, whole_words)
 from .passages import split_sentences
 from .prompts import ENTITY_TYPES
 from .request import FALLBACK_RELATION, schema_relations
@@ -224,8 +224,11 @@ def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str
     if "by" in words:
         return False
     for m in re.finditer(_PASSIVE.format(verb=re.escape(words[0])), sentence, flags=re.I):
-        if mentions(sentence[:m.start()], subject) and mentions(sentence[m.end():], obj) \
-                and not mentions(sentence[:m.start()], obj):
+        before = sentence[:m.start()]
+        # the object named before the verb too? Not inside the subject's own name ("Keel & Varga ...
+        # was founded by Hollis Keel")
+        rest = re.sub(whole_words(subject), " ", before, flags=re.I)
+        if mentions(before, subject) and mentions(sentence[m.end():], obj) and not mentions(rest, obj):
             return True
     return False
 

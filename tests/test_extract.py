@@ -731,6 +731,18 @@ def test_a_passive_sentence_read_the_active_way_keeps_the_texts_meaning():
         ("Fenwick Quill", "reprinted", "Tamsin Orle")]
 
 
+
+
+def test_a_passive_founding_by_a_namesake_is_still_read_as_passive():
+    """A firm named after its founder ('Orle & Pask ... was founded by Tamsin Orle'): the founder's
+    surname inside the firm's name is no mention of the founder before the verb. Invented names."""
+    doc = {"id": "p1", "text": "Orle & Pask, a firm based in Vantry, was founded in 1961 by Tamsin Orle."}
+    recs = [{"sentence": 1, "subject": "Orle & Pask", "predicate": "founded", "object": "Tamsin Orle"},
+            {"sentence": 1, "subject": "Tamsin Orle", "predicate": "founded", "object": "Orle & Pask"}]
+    kept, refused = validate_open_triples(recs, doc)
+    assert not refused
+    assert [t.as_tuple() for t in kept] == [("Orle & Pask", "founded_by", "Tamsin Orle"),
+                                            ("Tamsin Orle", "founded", "Orle & Pask")]
 def test_a_predicate_loses_a_possessive_a_relative_pronoun_and_the_objects_name():
     doc = {"id": "p1", "text": ("Velka Tarn's third novel, Ember Quay, sold well. Tarn joined Orrin Works in 2019. "
                                 "Orrin Works, which was sold to Brask Holdings, builds ferries.")}
