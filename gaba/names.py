@@ -270,7 +270,8 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
 
     def add(run: str) -> None:
         words = normalize_name(run).split()
-        while words and words[0].lower() in FUNCTION_WORDS:
+        # a function word, or a compound adjective ("Oslo-based", "Irish-born"), opens no name
+        while words and (words[0].lower() in FUNCTION_WORDS or re.fullmatch(r"\S+-[a-z]+", words[0])):
             words = words[1:]
         # a number names something only after a name word: not "At 20", "In March 5"
         if words and re.fullmatch(_NUMBER, words[-1]) and (len(words) == 1

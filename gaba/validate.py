@@ -200,7 +200,9 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         return f"no sentence of the document mentions both {subj!r} and {obj!r}"
     if not _predicate_in(pred, window(i)):
         return f"predicate {pred!r} does not occur in the sentence"
-    if passive_read_as_active(pred, sentences[i], subj, obj):
+    if active_read_backwards(pred, sentences[i], subj, obj):
+        subj, obj, stype, otype = obj, subj, otype, stype
+    elif passive_read_as_active(pred, sentences[i], subj, obj):
         pred += "_by"
     return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
 
@@ -229,6 +231,33 @@ def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str
         # was founded by Hollis Keel")
         rest = re.sub(whole_words(subject), " ", before, flags=re.I)
         if mentions(before, subject) and mentions(sentence[m.end():], obj) and not mentions(rest, obj):
+            return True
+    return False
+
+
+def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str) -> bool:
+    """Whether the sentence says "<obj> ... <predicate> ... <subject>" but the record reads it the
+    other way round; validation then swaps the two. Not for "by" (a passive's agent) or an
+    inversion after a comma or a quote ("..., said Ann Lee").
+
+    Examples
+    --------
+    >>> s = "Orrel Mills, based in Vantry, has supplied the looms at Tarn Works."
+    >>> active_read_backwards("supplied", s, "Tarn Works", "Orrel Mills")
+    True
+    """
+    words = predicate.split("_")
+    if "by" in words:
+        return False
+    for m in re.finditer(whole_words(words[0]), sentence, flags=re.I):
+        before, after = sentence[:m.start()], sentence[m.end():]
+        at = re.search(whole_words(subject), after, flags=re.I)
+        of = re.search(whole_words(obj), before, flags=re.I)
+        if at is None or of is None or re.search(r"\bby\b", sentence[of.end():m.end() + at.start()], flags=re.I):
+            continue
+        if not after[:at.start()].strip() and before.rstrip()[-1:] in (",", '"', "\u201d", "'"):
+            continue                                      # "..., said Ann Lee"
+        if not mentions(re.sub(whole_words(obj), " ", before, flags=re.I), subject):
             return True
     return False
 

@@ -106,6 +106,14 @@ def test_a_number_that_ends_a_name_stays_in_it():
     assert "Patch" in names and not any("1998" in n for n in names)   # no decimal, no year
 
 
+def test_a_compound_adjective_opens_no_name():
+    text = ("Vantry-based Orrel Mills hired Tam Osk. Keshport-born Ilse Varn joined Bram-Holt Works, "
+            "and Orrel Mills bought X-ray scanners.")
+    names = candidate_names(text)
+    assert {"Orrel Mills", "Ilse Varn", "Bram-Holt Works"} <= set(names)   # a capital after the hyphen stays
+    assert not any("-based" in n or "-born" in n or "-ray" in n for n in names)
+
+
 def test_initials_and_particles_stay_inside_a_name():
     text = ("J. K. Wend heads the Tarrow Board. Bram van der Holt chairs it, and Ilse de la Roche "
             "joined. He took Vitamin D. Then he left. Plan A. The team met R. Ostby.")
