@@ -35,7 +35,7 @@ PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "him", "her",
                       "their", "his"})
 
 #: Calendar words: capitalised, but not names.
-_CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
+CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
     march april may june july august september october november december""".split())
 
 
@@ -78,7 +78,7 @@ def candidate_names(text: str) -> list[str]:
         runs = [n for i, r in enumerate(runs) for n in (*at.get(i, ()), r)]
     out: list[str] = []
     for n in runs:
-        words = [w for w in n.split() if w.lower().rstrip(".") not in _CALENDAR]
+        words = [w for w in n.split() if w.lower().rstrip(".") not in CALENDAR]
         n = " ".join(words)
         if n and is_name(n) and n.rstrip(".").lower() not in TITLES and n.lower() not in FUNCTION_WORDS \
                 and n not in out:
@@ -275,7 +275,7 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
             words = words[1:]
         # a number names something only after a name word: not "At 20", "In March 5"
         if words and re.fullmatch(_NUMBER, words[-1]) and (len(words) == 1
-                                                          or words[-2].rstrip(".").lower() in _CALENDAR):
+                                                          or words[-2].rstrip(".").lower() in CALENDAR):
             words = words[:-1]
         name = strip_title(" ".join(words), extended=extended_titles)
         if name and name.rstrip(".").lower() not in TITLES:

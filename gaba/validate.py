@@ -13,8 +13,8 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from .data.triple import Triple
-from .names import (FUNCTION_WORDS, candidate_names, capitalised_in, is_name, looks_like_org, looks_like_person,
-                    lower_words, mentions, normalize_name, strip_title, whole_words)
+from .names import (CALENDAR, FUNCTION_WORDS, candidate_names, capitalised_in, is_name, looks_like_org,
+                    looks_like_person, lower_words, mentions, normalize_name, strip_title, whole_words)
 from .passages import split_sentences
 from .prompts import ENTITY_TYPES
 from .request import FALLBACK_RELATION, schema_relations
@@ -73,8 +73,8 @@ def normalize_predicate(text: str) -> str:
 
     Examples
     --------
-    >>> normalize_predicate("has joined the board of"), normalize_predicate("is")
-    ('joined_board_of', '')
+    >>> normalize_predicate("has joined the board of"), normalize_predicate("is"), normalize_predicate("in 1338")
+    ('joined_board_of', '', '')
     >>> normalize_predicate("which was sold to"), normalize_predicate("’s debut novel")
     ('sold_to', 'debut_novel')
     """
@@ -83,7 +83,8 @@ def normalize_predicate(text: str) -> str:
     while words and (words[0] in _AUX or words[0] in _RELATIVE):
         words.pop(0)
     words = [w for w in words if w not in _ARTICLES]
-    if not any(w not in _AUX and w not in FUNCTION_WORDS for w in words):
+    # a date or a number alone ("in 1338", "on 12 March") is no relation either
+    if not any(w not in _AUX and w not in FUNCTION_WORDS and w not in CALENDAR and not w.isdigit() for w in words):
         return ""
     return "_".join(words)
 

@@ -652,7 +652,7 @@ def test_open_cache_key_changes_with_the_candidate_names(scripted, monkeypatch):
     k_march, k_plain = triples_cache_key(march), triples_cache_key(plain)
     k_schema = triples_cache_key(march, NEWS_SCHEMA)
     assert "March" not in candidate_names(march)
-    monkeypatch.setattr(ex, "_CALENDAR", ex._CALENDAR - {"march"})   # names are now found differently
+    monkeypatch.setattr(ex, "CALENDAR", ex.CALENDAR - {"march"})   # names are now found differently
     assert "March" in candidate_names(march)
     assert triples_cache_key(march) != k_march          # a miss for the document whose names changed
     assert triples_cache_key(plain) == k_plain          # and only for it
@@ -752,6 +752,17 @@ def test_an_active_sentence_read_backwards_is_turned_around():
                                             ("Ilse Varn", "said", "Tarn Works"),
                                             ("Bram Holt", "engineer", "Tarn Works"),
                                             ("Orrel Mills", "rival_of", "Pask Looms")]
+
+
+def test_a_date_or_a_number_alone_is_no_predicate():
+    from gaba.validate import normalize_predicate
+
+    assert [normalize_predicate(p) for p in ("in 2031", "on 12 March", "August 5 1802", "1995")] == [""] * 4
+    assert normalize_predicate("opened in 2031") == "opened_in_2031"        # a verb is kept with its date
+    doc = {"id": "p1", "text": "Vell Harbour fell to Osk in 2031."}
+    kept, refused = validate_open_triples([{"sentence": 1, "subject": "Vell Harbour", "predicate": "in 2031",
+                                            "object": "Osk"}], doc)
+    assert kept == [] and "names no relation" in refused[0].reason
 
 
 def test_a_passive_founding_by_a_namesake_is_still_read_as_passive():
