@@ -238,8 +238,8 @@ def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str
 
 def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str) -> bool:
     """Whether the sentence says "<obj> ... <predicate> ... <subject>" but the record reads it the
-    other way round; validation then swaps the two. Not for "by" (a passive's agent) or an
-    inversion after a comma or a quote ("..., said Ann Lee").
+    other way round; validation then swaps the two. Not for "by" (a passive's agent), a possessive
+    ("Acme's chief executive, Ann Lee") or an inversion after a comma or a quote ("..., said Ann Lee").
 
     Examples
     --------
@@ -256,6 +256,8 @@ def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str)
         of = re.search(whole_words(obj), before, flags=re.I)
         if at is None or of is None or re.search(r"\bby\b", sentence[of.end():m.end() + at.start()], flags=re.I):
             continue
+        if any(re.match(r"['\u2019]s?\s", before[o.end():]) for o in re.finditer(whole_words(obj), before, flags=re.I)):
+            continue                                      # "Acme's chief executive, Ann Lee"
         if not after[:at.start()].strip() and before.rstrip()[-1:] in (",", '"', "\u201d", "'"):
             continue                                      # "..., said Ann Lee"
         if not mentions(re.sub(whole_words(obj), " ", before, flags=re.I), subject):

@@ -735,23 +735,27 @@ def test_a_passive_sentence_read_the_active_way_keeps_the_texts_meaning():
 
 def test_an_active_sentence_read_backwards_is_turned_around():
     """'O, ..., <verb> ... S' given as (S, <verb>, O) is swapped; a passive's agent, an inversion
-    after a comma ('..., said Ann Lee') and a record that reads it right are left alone. Invented text."""
+    after a comma ('..., said Ann Lee'), a possessive ("X's chief executive, Y") and a record that reads
+    it right are left alone. Invented text."""
     doc = {"id": "p1", "text": ("Orrel Mills, a rival of Pask Looms, supplied the 40 looms at Tarn Works in 2019. "
                                 "Vell Harbour was governed from Osk. "
                                 "Tarn Works will grow, said Ilse Varn. "
-                                "Tarn Works, a weaving shed run by the engineer Bram Holt, opened in 1950.")}
+                                "Tarn Works, a weaving shed run by the engineer Bram Holt, opened in 1950. "
+                                "Pask Looms's chief executive, Ilse Varn, left.")}
     recs = [{"sentence": 1, "subject": "Tarn Works", "predicate": "supplied", "object": "Orrel Mills"},
             {"sentence": 2, "subject": "Osk", "predicate": "governed from", "object": "Vell Harbour"},
             {"sentence": 3, "subject": "Ilse Varn", "predicate": "said", "object": "Tarn Works"},
             {"sentence": 4, "subject": "Bram Holt", "predicate": "engineer", "object": "Tarn Works"},
-            {"sentence": 1, "subject": "Orrel Mills", "predicate": "rival of", "object": "Pask Looms"}]
+            {"sentence": 1, "subject": "Orrel Mills", "predicate": "rival of", "object": "Pask Looms"},
+            {"sentence": 5, "subject": "Ilse Varn", "predicate": "chief executive of", "object": "Pask Looms"}]
     kept, refused = validate_open_triples(recs, doc)
     assert not refused
     assert [t.as_tuple() for t in kept] == [("Orrel Mills", "supplied", "Tarn Works"),
                                             ("Vell Harbour", "governed_from", "Osk"),
                                             ("Ilse Varn", "said", "Tarn Works"),
                                             ("Bram Holt", "engineer", "Tarn Works"),
-                                            ("Orrel Mills", "rival_of", "Pask Looms")]
+                                            ("Orrel Mills", "rival_of", "Pask Looms"),
+                                            ("Ilse Varn", "chief_executive_of", "Pask Looms")]
 
 
 def test_a_date_or_a_number_alone_is_no_predicate():
