@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 
 from . import prompts
-from .answer_kind import type_mismatch, unmatched_numbers
+from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
 from .citation import _ANSWER_LINE, cited_facts
 from .graph import Fact, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
@@ -255,7 +255,9 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     of its ``aliases``, or a capitalised short form that opens its name), other than the question's
     ``entities``, that a path of at most ``hops`` given facts reaches from a question entity through
     a cited fact. With the ``question``, every number it writes must be written in a given fact or
-    its evidence (:func:`gaba.answer_kind.unmatched_numbers`), and with the entities' ``types`` too,
+    its evidence (:func:`gaba.answer_kind.unmatched_numbers`); when it asks one relation of its
+    entities (:func:`gaba.answer_kind.asks_one_relation`), a given fact or a source sentence of one
+    must join the answer to a question entity; and with the entities' ``types`` too,
     those entities must fit its question word (:func:`gaba.answer_kind.type_mismatch`). An
     abstaining reply is accepted.
 
@@ -290,7 +292,22 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
         return any(frozenset(step) in cited_pairs for q in entities if q in g
                    for path in nx.all_simple_paths(g, q, a, cutoff=hops) for step in zip(path, path[1:]))
 
+    def joined(a: str) -> bool:
+        """A given fact, or a source sentence of one, joins a question entity to ``a``."""
+        if any(g.has_edge(q, a) for q in entities if q in g):
+            return True
+        def says(text: str, n: str) -> bool:
+            return any(re.search(whole_words(x.casefold()), text.casefold()) for x in (n, *aliases.get(n, ())))
+
+        return any(says(t, a) and any(says(t, q) for q in entities)
+                   for t in {t for f in facts for t in (evidence or {}).get(f, ())})
+
     if reached := tuple(a for a in named if through_cited(a)):
+        if question and asks_one_relation(question, [n for q in entities for n in (q, *aliases.get(q, ()))]):
+            if not (near := tuple(a for a in reached if joined(a))):
+                return Grounding(False, f"the question asks one relation of {', '.join(entities)}, and no given "
+                                 f"fact or source sentence joins {', '.join(reached)} to it", cited)
+            reached = near
         if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):
             return Grounding(False, why, cited)
         return Grounding(True, "a path of given facts through a cited fact leads from the question to the "

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-__all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers"]
+__all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
+           "asks_one_relation"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -88,3 +89,38 @@ def unmatched_numbers(question: str, texts: Iterable[str]) -> list[str]:
     """
     have = {n for t in texts for n in numbers(t)}
     return [n for n in dict.fromkeys(numbers(question)) if n not in have]
+
+
+#: Words that open a relative clause when they follow the question word ("the firm that ..."), and
+#: possessive determiners, which describe something of the entity ("during his loan spell").
+RELATIVE_WORDS = frozenset({"that", "which", "who", "whom", "whose", "where", "when", "his", "her", "its", "their"})
+
+
+def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
+    """Whether ``question`` asks one relation of the entities it names, describing no entity on the
+    way. English grammar only: a relative clause ("the firm that owns ..."), a possessive ("Ana
+    Rusk's adviser", "during his loan"), "the <noun> of" anywhere but right after an opening "<wh> is" ("Who chairs the
+    parent of ...", while "Who is the wife of ..." asks one relation), or "the <noun> <Name> <verb>"
+    and "the <noun> <verb>ing" ("the team Ana Rusk plays for") describe one. The question's entity
+    ``names`` are blanked first, so their own words ("Bank of Osk", "St. Ann's") do not count.
+
+    >>> asks_one_relation("Who founded Osk Freight?"), asks_one_relation("Who founded the firm that owns Osk Freight?")
+    (True, False)
+    >>> asks_one_relation("Who is the wife of Ana Rusk?"), asks_one_relation("Who chairs the owner of Osk Freight?")
+    (True, False)
+    """
+    q = question
+    for n in sorted({n for n in names if n}, key=len, reverse=True):
+        q = re.sub(re.escape(n), "Xname", q, flags=re.I)
+    q = re.sub(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", "", q, flags=re.I)   # "In which town ..."
+    words = re.findall(r"[\w'\u2019-]+", q)
+    if any(w.casefold() in RELATIVE_WORDS for w in words[1:]):
+        return False
+    if re.search(r"\w['\u2019]s?(?=\s|[?.!,]|$)", q):
+        return False
+    body = re.sub(r"^\s*\w+\s+(?:is|was|are|were)\s+the\s+[a-z][\w -]*?\s+of\b", " ", q)
+    if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", body):
+        return False
+    if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}(?:[A-Z][\w-]*\s+)+[a-z]", q):
+        return False
+    return not re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}[a-z]+ing\b", q)

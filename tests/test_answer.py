@@ -462,3 +462,56 @@ def test_numbers_are_read_whole():
     assert numbers("In 2019 they won 3–1 and 2,300 people came; 1.5 m") == ["2019", "3-1", "2300", "1.5"]
     assert unmatched_numbers("the 2 ships of 2019", ["in 2019 and 20 more"]) == ["2"]   # 2 is not 2019 or 20
     assert unmatched_numbers("no numbers here", []) == []
+
+
+# ---------------------------------------------------------------- one relation asked (gaba.answer_kind)
+
+@pytest.mark.parametrize("question, one", [
+    ("Who founded Osk Freight?", True),
+    ("Which company built the Tern?", True),
+    ("Who is the wife of Ana Rusk?", True),                                 # "the N of" after "<wh> is"
+    ("In which town is Osk Freight based?", True),                          # the opening "which"
+    ("Where did Ana Rusk study?", True),
+    ("Who founded the firm that owns Osk Freight?", False),                 # relative clause
+    ("Who advised Ana Rusk's daughter?", False),                            # possessive
+    ("Who chairs the parent company of Osk Freight?", False),               # "the N of" after a verb
+    ("Who coaches the team Ana Rusk plays for?", False),                    # "the N <Name> <verb>"
+    ("Who runs the yard building the Tern?", False),                        # "the N <verb>ing"
+    ("Who coached Ana Rusk during her loan?", False),                       # possessive determiner
+])
+def test_a_question_that_describes_nothing_on_the_way_asks_one_relation(question, one):
+    from gaba.answer_kind import asks_one_relation
+    assert asks_one_relation(question, ["Osk Freight", "Ana Rusk", "Tern"]) is one
+
+
+def test_a_names_own_words_do_not_make_a_question_describe_one():
+    from gaba.answer_kind import asks_one_relation
+    assert not asks_one_relation("Who runs the house of Osk?")
+    assert asks_one_relation("Who runs the house of Osk?", ["house of Osk"])
+    assert not asks_one_relation("Who rebuilt St. Ann's Ward?")
+    assert asks_one_relation("Who rebuilt St. Ann's Ward?", ["St. Ann's Ward"])
+
+
+YARD = [("Osk Freight", "bought_from", "Pell Yard"), ("Pell Yard", "founded_by", "Ivo Tarn"),
+        ("Osk Freight", "is_based_in", "Lisvik")]
+
+
+def test_grounding_refuses_a_neighbours_neighbour_for_a_question_of_one_relation():
+    # "Who founded Osk Freight?" answered with the founder of the yard it bought from: the cited fact
+    # lies on a path from Osk Freight, but the question asks one relation of Osk Freight itself
+    reply = used(YARD[1], answer="Ivo Tarn")
+    g = check_grounding(reply, YARD, ["Osk Freight"], hops=3, question="Who founded Osk Freight?")
+    assert not g.accepted
+    assert g.reason == ("the question asks one relation of Osk Freight, and no given fact or source sentence "
+                        "joins Ivo Tarn to it")
+    # a question that describes the yard on the way accepts it, and so does no question at all
+    assert check_grounding(reply, YARD, ["Osk Freight"], hops=3,
+                           question="Who founded the yard that Osk Freight bought from?").accepted
+    assert check_grounding(reply, YARD, ["Osk Freight"], hops=3).accepted
+    # a source sentence that names both joins them
+    g = check_grounding(reply, YARD, ["Osk Freight"], hops=3, question="Who founded Osk Freight?",
+                        evidence={YARD[2]: ["Osk Freight, which Ivo Tarn founded, is based in Lisvik."]})
+    assert g.accepted and g.answer_entities == ("Ivo Tarn",)
+    # the neighbour itself answers
+    assert check_grounding(used(YARD[0], answer="Pell Yard"), YARD, ["Osk Freight"], hops=3,
+                           question="Which yard did Osk Freight buy from?").accepted
