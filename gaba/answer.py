@@ -254,7 +254,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     The reply must cite a given fact, and its answer must name an entity of the given facts (or one
     of its ``aliases``, or a capitalised short form that opens its name), other than the question's
     ``entities``, that a path of at most ``hops`` given facts reaches from a question entity through
-    a cited fact. With the ``question``, every number it writes must be written in a given fact or
+    a cited fact, or past an entity a cited fact is about. With the ``question``, every number it writes must be written in a given fact or
     its evidence (:func:`gaba.answer_kind.unmatched_numbers`); when it asks one relation of its
     entities (:func:`gaba.answer_kind.asks_one_relation`), a given fact or a source sentence of one
     must join the answer to a question entity; and with the entities' ``types`` too,
@@ -287,10 +287,13 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
         return Grounding(False, "the answer names no entity of the given facts other than the question's", cited)
 
     cited_pairs = {frozenset((s, o)) for s, _, o in cited}
+    cited_about = {x for s, _, o in cited for x in (s, o)}
 
     def through_cited(a: str) -> bool:
-        return any(frozenset(step) in cited_pairs for q in entities if q in g
-                   for path in nx.all_simple_paths(g, q, a, cutoff=hops) for step in zip(path, path[1:]))
+        """A path of at most ``hops`` given facts from a question entity to ``a`` takes a cited fact
+        or passes an entity a cited fact is about (the model cited a neighbour of the chain)."""
+        return any(any(frozenset(step) in cited_pairs for step in zip(path, path[1:])) or cited_about & set(path[1:-1])
+                   for q in entities if q in g for path in nx.all_simple_paths(g, q, a, cutoff=hops))
 
     def joined(a: str) -> bool:
         """A given fact, or a source sentence of one, joins a question entity to ``a``."""
@@ -313,4 +316,4 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
         return Grounding(True, "a path of given facts through a cited fact leads from the question to the "
                          "answer", cited, reached)
     return Grounding(False, f"no path of at most {hops} given facts leads from the question through a cited "
-                     f"fact to {', '.join(named)}", cited)
+                     f"fact, or past an entity one is about, to {', '.join(named)}", cited)

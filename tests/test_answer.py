@@ -238,7 +238,7 @@ def test_grounding_refuses_a_cited_fact_the_answer_is_not_reached_through():
     facts = [("Qorv", "flinders", "Xelt"), ("Xelt", "is_pombled_by", "Ambrin"), ("Zuth", "wreaths", "Ambrin")]
     g = check_grounding(used(facts[2], answer="Ambrin"), facts, ["Qorv"], hops=3)
     assert not g.accepted and g.cited == (facts[2],)
-    assert g.reason == "no path of at most 3 given facts leads from the question through a cited fact to Ambrin"
+    assert g.reason == "no path of at most 3 given facts leads from the question through a cited fact, or past an entity one is about, to Ambrin"
     # citing a link of the chain instead is accepted
     assert check_grounding(used(facts[1], answer="Ambrin"), facts, ["Qorv"], hops=3).accepted
     # a cited fact the question does not reach at all supports nothing
@@ -515,3 +515,15 @@ def test_grounding_refuses_a_neighbours_neighbour_for_a_question_of_one_relation
     # the neighbour itself answers
     assert check_grounding(used(YARD[0], answer="Pell Yard"), YARD, ["Osk Freight"], hops=3,
                            question="Which yard did Osk Freight buy from?").accepted
+
+
+def test_grounding_accepts_a_cited_fact_about_an_entity_the_path_passes():
+    # Q -> X -> A is a chain of given facts; the reply cites another fact about X (the middle of the
+    # chain) and names A: the path passes an entity the cited fact is about, so it is accepted.
+    # A fact about the answer's far side, or about nothing on the path, still supports nothing.
+    facts = [("Qorv", "flinders", "Xelt"), ("Xelt", "is_pombled_by", "Ambrin"), ("Xelt", "glims", "Zuth"),
+             ("Zuth", "wreaths", "Ambrin"), ("Ambrin", "tolls", "Vesk")]
+    g = check_grounding(used(facts[2], answer="Ambrin"), facts, ["Qorv"], hops=2)
+    assert g.accepted and g.answer_entities == ("Ambrin",)
+    assert not check_grounding(used(facts[4], answer="Ambrin"), facts, ["Qorv"], hops=2).accepted
+    assert not check_grounding(used(facts[2], answer="Ambrin"), facts, ["Qorv"], hops=1).accepted

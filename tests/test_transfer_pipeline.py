@@ -134,13 +134,13 @@ def test_graph_rag_answers_when_the_reply_copies_the_evidence(invented, scripted
 @pytest.mark.parametrize("reply, reason", [
     # a given fact that has nothing to do with the answer it claims to support
     (_reply(("Zibber Orrel 2", "zanthed_into", START), answer=END),
-     f"no path of at most 2 given facts leads from the question through a cited fact to {END}"),
+     f"no path of at most 2 given facts leads from the question through a cited fact, or past an entity one is about, to {END}"),
     # a plausible-looking fact that was never given
     ("Facts used: Zorblat Venn glimmers Tesh Varnow.\nAnswer: Tesh Varnow",
      "the reply cites none of the facts it was given"),
     # a distractor answer from an unrelated fact is refused when it cites the chain
     (_reply(*CHAIN, answer="Drensk Oculo 4"),
-     "no path of at most 2 given facts leads from the question through a cited fact to Drensk Oculo 4"),
+     "no path of at most 2 given facts leads from the question through a cited fact, or past an entity one is about, to Drensk Oculo 4"),
 ], ids=["unrelated-given-fact", "invented-fact", "distractor-answer"])
 def test_graph_rag_abstains_when_the_reply_cites_an_unrelated_fact(invented, scripted, reply, reason):
     scripted.replies.append(reply)
