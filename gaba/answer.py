@@ -299,6 +299,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
         """A given fact, or a source sentence of one, joins a question entity to ``a``."""
         if any(g.has_edge(q, a) for q in entities if q in g):
             return True
+
         def says(text: str, n: str) -> bool:
             return any(re.search(whole_words(x.casefold()), text.casefold()) for x in (n, *aliases.get(n, ())))
 
