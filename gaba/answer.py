@@ -20,7 +20,7 @@ import networkx as nx
 
 from . import prompts
 from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
-from .citation import _ANSWER_LINE, cited_facts
+from .citation import _ANSWER_LINE, _name_patterns, cited_facts
 from .graph import Fact, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
 
@@ -254,12 +254,12 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     The reply must cite a given fact, and its answer must name an entity of the given facts (or one
     of its ``aliases``, or a capitalised short form that opens its name), other than the question's
     ``entities``, that a path of at most ``hops`` given facts reaches from a question entity through
-    a cited fact, or past an entity a cited fact is about. With the ``question``, every number it writes must be written in a given fact or
-    its evidence (:func:`gaba.answer_kind.unmatched_numbers`); when it asks one relation of its
-    entities (:func:`gaba.answer_kind.asks_one_relation`), a given fact or a source sentence of one
-    must join the answer to a question entity; and with the entities' ``types`` too,
-    those entities must fit its question word (:func:`gaba.answer_kind.type_mismatch`). An
-    abstaining reply is accepted.
+    a cited fact, or past an entity a cited fact is about. With the ``question``, every number it
+    writes must be written in a given fact or its evidence (:func:`gaba.answer_kind.unmatched_numbers`);
+    when it asks one relation of its entities (:func:`gaba.answer_kind.asks_one_relation`), a given
+    fact or a source sentence of one must join the answer to a question entity; and with the
+    entities' ``types`` too, those entities must fit its question word
+    (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
 
     Examples
     --------
@@ -299,12 +299,9 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
         """A given fact, or a source sentence of one, joins a question entity to ``a``."""
         if any(g.has_edge(q, a) for q in entities if q in g):
             return True
-
-        def says(text: str, n: str) -> bool:
-            return any(re.search(whole_words(x.casefold()), text.casefold()) for x in (n, *aliases.get(n, ())))
-
-        return any(says(t, a) and any(says(t, q) for q in entities)
-                   for t in {t for f in facts for t in (evidence or {}).get(f, ())})
+        at_a, at_q = _name_patterns(a, aliases), [p for q in entities for p in _name_patterns(q, aliases)]
+        return any(any(re.search(p, t) for p in at_a) and any(re.search(p, t) for p in at_q)
+                   for t in {t.casefold() for f in facts for t in (evidence or {}).get(f, ())})
 
     if reached := tuple(a for a in named if through_cited(a)):
         if question and asks_one_relation(question, [n for q in entities for n in (q, *aliases.get(q, ()))]):

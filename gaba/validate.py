@@ -250,17 +250,17 @@ def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str)
     words = predicate.split("_")
     if "by" in words:
         return False
+    subject_re, obj_re = re.compile(whole_words(subject), re.I), re.compile(whole_words(obj), re.I)
     for m in re.finditer(whole_words(words[0]), sentence, flags=re.I):
         before, after = sentence[:m.start()], sentence[m.end():]
-        at = re.search(whole_words(subject), after, flags=re.I)
-        of = re.search(whole_words(obj), before, flags=re.I)
-        if at is None or of is None or re.search(r"\bby\b", sentence[of.end():m.end() + at.start()], flags=re.I):
+        at, objs = subject_re.search(after), list(obj_re.finditer(before))
+        if at is None or not objs or re.search(r"\bby\b", sentence[objs[0].end():m.end() + at.start()], flags=re.I):
             continue
-        if any(re.match(r"['\u2019]s?\s", before[o.end():]) for o in re.finditer(whole_words(obj), before, flags=re.I)):
+        if any(re.match(r"['\u2019]s?\s", before[o.end():]) for o in objs):
             continue                                      # "Acme's chief executive, Ann Lee"
         if not after[:at.start()].strip() and before.rstrip()[-1:] in (",", '"', "\u201d", "'"):
             continue                                      # "..., said Ann Lee"
-        if not mentions(re.sub(whole_words(obj), " ", before, flags=re.I), subject):
+        if not mentions(obj_re.sub(" ", before), subject):
             return True
     return False
 
