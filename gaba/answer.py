@@ -289,11 +289,17 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     cited_pairs = {frozenset((s, o)) for s, _, o in cited}
     cited_about = {x for s, _, o in cited for x in (s, o)}
 
+    def paths_to(a: str) -> list[list[str]]:
+        """Every path of at most ``hops`` given facts from a question entity to ``a``."""
+        return [path for q in entities if q in g for path in nx.all_simple_paths(g, q, a, cutoff=hops)]
+
     def through_cited(a: str) -> bool:
-        """A path of at most ``hops`` given facts from a question entity to ``a`` takes a cited fact
-        or passes an entity a cited fact is about (the model cited a neighbour of the chain)."""
-        return any(any(frozenset(step) in cited_pairs for step in zip(path, path[1:])) or cited_about & set(path[1:-1])
-                   for q in entities if q in g for path in nx.all_simple_paths(g, q, a, cutoff=hops))
+        """A path of at most ``hops`` given facts from a question entity to ``a`` takes a cited fact."""
+        return any(any(frozenset(step) in cited_pairs for step in zip(p, p[1:])) for p in paths_to(a))
+
+    def past_cited(a: str) -> bool:
+        """Such a path passes an entity a cited fact is about (the model cited a neighbour of the chain)."""
+        return any(cited_about & set(p[1:-1]) for p in paths_to(a))
 
     def joined(a: str) -> bool:
         """A given fact, or a source sentence of one, joins a question entity to ``a``."""
@@ -303,7 +309,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
         return any(any(re.search(p, t) for p in at_a) and any(re.search(p, t) for p in at_q)
                    for t in {t.casefold() for f in facts for t in (evidence or {}).get(f, ())})
 
-    if reached := tuple(a for a in named if through_cited(a)):
+    strict = {a for a in named if through_cited(a)}
+    if reached := tuple(a for a in named if a in strict or past_cited(a)):
         if question and asks_one_relation(question, [n for q in entities for n in (q, *aliases.get(q, ()))]):
             if not (near := tuple(a for a in reached if joined(a))):
                 return Grounding(False, f"the question asks one relation of {', '.join(entities)}, and no given "
@@ -311,7 +318,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             reached = near
         if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):
             return Grounding(False, why, cited)
-        return Grounding(True, "a path of given facts through a cited fact leads from the question to the "
-                         "answer", cited, reached)
+        how = "through a cited fact" if strict & set(reached) else "past an entity a cited fact is about"
+        return Grounding(True, f"a path of given facts {how} leads from the question to the answer", cited, reached)
     return Grounding(False, f"no path of at most {hops} given facts leads from the question through a cited "
                      f"fact, or past an entity one is about, to {', '.join(named)}", cited)

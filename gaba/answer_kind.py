@@ -115,7 +115,7 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
     """
     q = question
     for n in sorted({n for n in names if n}, key=len, reverse=True):
-        q = re.sub(re.escape(n), "Xname", q, flags=re.I)
+        q = re.sub(rf"(?<!\w){re.escape(n)}(?!\w)", "Xname", q, flags=re.I)
     q = re.sub(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", "", q, flags=re.I)   # "In which town ..."
     words = re.findall(r"[\w'\u2019-]+", q)
     if any(w.casefold() in RELATIVE_WORDS for w in words[1:]):

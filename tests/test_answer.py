@@ -525,5 +525,9 @@ def test_grounding_accepts_a_cited_fact_about_an_entity_the_path_passes():
              ("Zuth", "wreaths", "Ambrin"), ("Ambrin", "tolls", "Vesk")]
     g = check_grounding(used(facts[2], answer="Ambrin"), facts, ["Qorv"], hops=2)
     assert g.accepted and g.answer_entities == ("Ambrin",)
+    # the reason says which way the citation supports the answer
+    assert g.reason == "a path of given facts past an entity a cited fact is about leads from the question to the answer"
+    strict = check_grounding(used(facts[1], answer="Ambrin"), facts, ["Qorv"], hops=2)
+    assert strict.reason == "a path of given facts through a cited fact leads from the question to the answer"
     assert not check_grounding(used(facts[4], answer="Ambrin"), facts, ["Qorv"], hops=2).accepted
     assert not check_grounding(used(facts[2], answer="Ambrin"), facts, ["Qorv"], hops=1).accepted
