@@ -50,7 +50,8 @@ def load_graph(path: str | Path):
 
     path = Path(path)
     if not path.is_file():
-        raise GabaError(f"no graph file at {path}; write one with save_graph(G, path).")
+        raise GabaError(f"no graph file at {path}; build one with `python -m gaba build-graph <folder> --out {path}`, "
+                        f"or save_graph(G, path) in Python.")
     try:
         if path.suffix.lower() == ".graphml":
             G = nx.MultiDiGraph(nx.read_graphml(path, force_multigraph=True))

@@ -57,6 +57,7 @@ def test_missing_graph_file_for_ask(tmp_path):
     msg = _one_line_error(_cli("ask", "Who?", "--graph", str(tmp_path / "none.json"), cwd=tmp_path,
                                tmp=tmp_path))
     assert "none.json" in msg
+    assert "gaba build-graph" in msg          # says how to make one from the command line
 
 
 def test_corrupt_graph_file_for_ask(tmp_path):
