@@ -54,7 +54,7 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     canon: dict[str, str] = {}
     for k in order:
         t = toks[k]
-        if not t or all(w in ORG_WORDS for w in t):   # "Motors" alone names no one
+        if not t or all(w in ORG_WORDS for w in t):   # "Group" alone names no one
             canon[k] = k
             continue
         longer = [c for c in canon if len(toks[c]) > len(t)

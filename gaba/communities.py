@@ -140,7 +140,7 @@ def community_prompt(G, community: Community, *, max_facts: int = 40) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class CommunitySummary:
-    """The model's summary of one community, with the facts it was written from."""
+    """The model's summary of one community, and all the community's facts (the prompt had at most 40)."""
 
     community: Community
     title: str                                       # short theme name from the model

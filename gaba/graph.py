@@ -107,7 +107,7 @@ def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
     """The facts within ``hops`` hops of the given entities (only the frontier is expanded).
 
     ``direction``: ``"both"``, ``"out"`` or ``"in"``; ``hops`` above :data:`MAX_HOPS` is capped
-    with a warning. Raises EntityNotFound, or ValueError for a bad ``hops``/``direction``/no entities.
+    with a warning. Raises EntityNotFound; ValueError for bad options or no entities (TypeError: non-int ``hops``).
 
     Examples
     --------

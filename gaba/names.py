@@ -130,7 +130,7 @@ def find_mentions(text: str, phrases: Iterable[str]) -> list[tuple[int, int, str
 def mentions(sentence: str, name: str) -> bool:
     """Whether ``sentence`` names ``name``: the full name, or a distinctive word of it.
 
-    A distinctive word has 3+ letters and is not an organisation or function word ("Motors" is not).
+    A distinctive word has 3+ letters and is not an organisation or function word ("Group" is not).
     """
     name = normalize_name(name)
     if not name:

@@ -186,8 +186,8 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
     """The ``budget`` facts most relevant to a question, best first (ties in sorted fact order).
 
     ``method`` (signals of :mod:`gaba.relevance`): ``"embedding"``, ``"lexical"``, ``"relation"``,
-    ``"ppr"`` (``"pagerank"``), ``"hop"`` (naive baseline), ``"combined"`` (the best path of one or
-    two facts from a start entity) or ``"pairs"`` (combined, but one fact per pair of entities first,
+    ``"ppr"`` (``"pagerank"``), ``"hop"`` (naive baseline), ``"combined"`` (the best path from a start
+    entity; a beam past two facts) or ``"pairs"`` (combined, but one fact per pair of entities first,
     so parallel edges between two names do not crowd out the next link of a chain). ``entities``
     default to those linked from the question. Raises ``ValueError`` for a bad argument,
     ``TypeError`` for a fact that is not 3 strings.

@@ -55,7 +55,7 @@ def fact_text(G, fact: Fact) -> str:
 
 
 def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:
-    """``entities`` among the facts' nodes, else linked from the question, else the busiest node."""
+    """``entities`` (None: linked from the question) among the facts' nodes, else the busiest node."""
     nodes = {x for s, _, o in facts for x in (s, o)}
     if entities is not None:
         if isinstance(entities, str):

@@ -22,7 +22,8 @@ RELATIONS: tuple[str, ...] = tuple(EXTRACTION_RELATIONS)
 #: Free-text fallback relation; its triples keep the model's verb in ``Triple.verb``.
 FALLBACK_RELATION = "RELATED_TO"
 
-#: Cap on the extraction answer, open or schema-guided (a looping small model stops here).
+#: First cap on the extraction answer (a reply cut off here is asked again with more room, up to
+#: gaba.llm.MAX_TOKENS_CEILING).
 EXTRACTION_MAX_TOKENS = 400
 #: At most this many facts per document (the schema's ``maxItems``; a fact is about 35 tokens).
 MAX_FACTS = 8

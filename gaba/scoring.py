@@ -55,7 +55,7 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
     """Precision, recall and F1 of extracted facts against gold facts, overall and per relation.
 
     Names compare case-insensitively. ``inverse`` maps a relation to its reverse, ``symmetric``
-    relations ignore direction (defaults: the news schema's). ``match="pair"`` compares only which
+    relations ignore direction (with ``gold`` omitted: the news schema's). ``match="pair"`` compares only which
     two entities are linked (fair for open extraction; ``overall`` row only). Returns a DataFrame
     indexed by relation then ``overall``: ``gold, extracted, correct, precision, recall, f1``.
 

@@ -124,7 +124,7 @@ def hop_explorer(G, entity: str | None = None, *, hops: int = 1, max_hops: int =
                  live: bool | None = None):
     """The interactive hop explorer of a knowledge graph: click a node, add or remove hops.
 
-    ``entity`` is preselected (default: most edges); ``live=False`` returns static HTML.
+    ``entity`` is preselected (default: most edges); ``live=False`` returns a static :class:`StaticHopExplorer`.
     """
     if live is None:
         try:

@@ -16,7 +16,7 @@ class Triple:
     doc_id: str
     evidence: str
     verb: str = ""          # the model's own verb, kept for RELATED_TO (schema mode)
-    subject_type: str = ""  # person, organization, place, work, event, other (open mode)
+    subject_type: str = ""  # person, org, place, work, event, other (open mode)
     object_type: str = ""
 
     def as_tuple(self) -> tuple[str, str, str]:
