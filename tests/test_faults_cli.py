@@ -63,7 +63,8 @@ def test_missing_graph_file_for_ask(tmp_path):
 def test_corrupt_graph_file_for_ask(tmp_path):
     bad = tmp_path / "bad.graph.json"
     bad.write_text("{not json")
-    _one_line_error(_cli("ask", "Who?", "--graph", str(bad), cwd=tmp_path, tmp=tmp_path))
+    msg = _one_line_error(_cli("ask", "Who?", "--graph", str(bad), cwd=tmp_path, tmp=tmp_path))
+    assert "bad.graph.json" in msg and "not a graph written by save_graph" in msg
 
 
 def test_cache_verify_on_a_missing_folder(tmp_path):

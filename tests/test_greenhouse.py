@@ -43,6 +43,12 @@ def test_question_needs_three_notes_and_no_note_names_mia_and_dev():
     assert answer == "Mia" and "Dev" in question
     docs = load_greenhouse()
     assert not any("Mia" in d["text"] and "Dev" in d["text"] for d in docs)
+    # the greenhouse, Dev's flag and Mia's recalibration are each stated in a note of its own
+    chain = {("humidity sensor", "located in", "greenhouse"), ("Dev", "flagged as drifting", "humidity sensor"),
+             ("Mia", "recalibrated", "humidity sensor")}
+    notes = {doc for s, r, o, doc in load_greenhouse_triples(with_doc_ids=True) if (s, r, o) in chain}
+    assert len(notes) == 3
+    assert not any("greenhouse" in d["text"] and ("Dev" in d["text"] or "Mia" in d["text"]) for d in docs)
 
 
 def _with_file(monkeypatch, tmp_path, content: str):

@@ -237,14 +237,17 @@ def test_index_follows_graph_changes(news):
     assert link_entities("Who backs Helio Capital?", news, method="exact").names == ["Helio Capital"]
 
 
-def test_graph_rag_uses_linking(news, scripted):
+def test_graph_rag_uses_linking(news, scripted, monkeypatch):
     from gaba import rag
 
+    seen, real = [], link.link_entities
+    monkeypatch.setattr(link, "link_entities",
+                        lambda q, G, method="full", **kw: seen.append(method) or real(q, G, method=method, **kw))
     scripted.replies.append("Matilda of Brabant.")
     answer, facts = rag.graph_rag("Who is the mother of Margaret Of Holland, Countess Of Henneberg?",
                                   news, linking="fuzzy")
     assert ("Margaret of Henneberg", "mother", "Matilda of Brabant") in facts
-    assert link.METHODS  # the hook passes method=... through
+    assert seen == ["fuzzy"]          # the hook passes method=... through
 
 
 def test_graph_rag_tries_similar_names_only_when_the_question_names_none(scripted):

@@ -1,6 +1,8 @@
 """Tests of gaba.data.synthetic: determinism, nesting, planted chains, popularity, bad input."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -17,6 +19,10 @@ def c1400():
 
 
 def test_lazy_export_and_types(c1400):
+    # gaba.data loads its generator only when the name is first used
+    code = ("import sys, gaba.data; assert 'gaba.data.synthetic' not in sys.modules; "
+            "gaba.data.make_scaling_corpus; assert 'gaba.data.synthetic' in sys.modules")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
     assert isinstance(c1400, ScalingCorpus)
     assert all(isinstance(q, ChainQuestion) for q in c1400.questions)
     assert all(isinstance(t, Triple) for t in c1400.all_triples())

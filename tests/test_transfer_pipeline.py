@@ -8,7 +8,6 @@ no relation at all. The graph is built directly (no extraction); the model is a 
 """
 from __future__ import annotations
 
-import traceback
 
 import networkx as nx
 import pytest
@@ -62,13 +61,6 @@ def fake_embed(monkeypatch):
     monkeypatch.setattr(embed, "embed_texts", _fake_embed)
 
 
-def _xfail_if_rank_is_broken(exc: BaseException) -> None:
-    """gaba.rank may be mid-rewrite: an error raised inside it marks the test xfail, not failed."""
-    if any(fr.filename.replace("\\", "/").endswith("gaba/rank.py")
-           for fr in traceback.extract_tb(exc.__traceback__)):
-        pytest.xfail(f"gaba.rank.rank_facts is broken at the moment: {exc!r}")
-
-
 def test_the_collection_is_what_the_tests_assume(invented):
     facts = gg.gather_facts(invented, [START], hops=2)
     assert set(CHAIN) <= facts and len(facts) > 50
@@ -91,16 +83,10 @@ def test_fact_sentences_read_invented_labels_as_words():
 
 
 def test_rank_keeps_the_chain_within_a_small_budget(invented, fake_embed):
-    try:
-        from gaba.rank import rank_facts
-    except Exception as exc:                          # someone may be rewriting gaba.rank right now
-        pytest.xfail(f"gaba.rank does not import: {exc!r}")
+    from gaba.rank import rank_facts
+
     facts = sorted(gg.gather_facts(invented, [START], hops=2))
-    try:
-        top = rank_facts(QUESTION, facts, invented, budget=6, entities=[START])
-    except Exception as exc:
-        _xfail_if_rank_is_broken(exc)
-        raise
+    top = rank_facts(QUESTION, facts, invented, budget=6, entities=[START])
     assert len(top) == 6
     assert set(CHAIN) <= set(top), top
     # the hop-order baseline does not: the chain's second fact is one of 24 look-alikes at hop 2
@@ -150,16 +136,8 @@ def test_graph_rag_abstains_when_the_reply_cites_an_unrelated_fact(invented, scr
 
 
 def test_graph_rag_with_the_default_budget_keeps_the_chain(invented, scripted, fake_embed):
-    try:
-        import gaba.rank  # noqa: F401
-    except Exception as exc:
-        pytest.xfail(f"gaba.rank does not import: {exc!r}")
     scripted.replies.append(_reply(*CHAIN, answer=END))
-    try:
-        answer, facts = rag.graph_rag(QUESTION, invented, hops=2)
-    except Exception as exc:
-        _xfail_if_rank_is_broken(exc)
-        raise
+    answer, facts = rag.graph_rag(QUESTION, invented, hops=2)
     assert len(facts) == rag.DEFAULT_BUDGET and set(CHAIN) <= set(facts)
     assert answer == END
 
