@@ -138,8 +138,9 @@ def test_aliases_are_unambiguous(c1400):
     {"n_docs": True}, {"n_docs": 100, "n_questions": 0}, {"n_docs": 100, "seed": "x"},
 ])
 def test_bad_input(kwargs):
+    bad = list(kwargs)[-1]               # the error names the argument it refuses
     n = kwargs.pop("n_docs")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=f"^{bad} must be"):
         make_scaling_corpus(n, **kwargs)
 
 
