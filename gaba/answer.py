@@ -289,17 +289,16 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     cited_pairs = {frozenset((s, o)) for s, _, o in cited}
     cited_about = {x for s, _, o in cited for x in (s, o)}
 
-    def paths_to(a: str) -> list[list[str]]:
-        """Every path of at most ``hops`` given facts from a question entity to ``a``."""
-        return [path for q in entities if q in g for path in nx.all_simple_paths(g, q, a, cutoff=hops)]
+    # every path of at most ``hops`` given facts from a question entity to each named entity
+    paths = {a: [p for q in entities if q in g for p in nx.all_simple_paths(g, q, a, cutoff=hops)] for a in named}
 
     def through_cited(a: str) -> bool:
-        """A path of at most ``hops`` given facts from a question entity to ``a`` takes a cited fact."""
-        return any(any(frozenset(step) in cited_pairs for step in zip(p, p[1:])) for p in paths_to(a))
+        """A path to ``a`` takes a cited fact."""
+        return any(any(frozenset(step) in cited_pairs for step in zip(p, p[1:])) for p in paths[a])
 
     def past_cited(a: str) -> bool:
-        """Such a path passes an entity a cited fact is about (the model cited a neighbour of the chain)."""
-        return any(cited_about & set(p[1:-1]) for p in paths_to(a))
+        """A path to ``a`` passes an entity a cited fact is about (the model cited a neighbour of the chain)."""
+        return any(cited_about & set(p[1:-1]) for p in paths[a])
 
     def joined(a: str) -> bool:
         """A given fact, or a source sentence of one, joins a question entity to ``a``."""

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from .names import whole_words
+
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
            "asks_one_relation"]
 
@@ -115,7 +117,7 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
     """
     q = question
     for n in sorted({n for n in names if n}, key=len, reverse=True):
-        q = re.sub(rf"(?<!\w){re.escape(n)}(?!\w)", "Xname", q, flags=re.I)
+        q = re.sub(whole_words(n), "Xname", q, flags=re.I)
     q = re.sub(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", "", q, flags=re.I)   # "In which town ..."
     words = re.findall(r"[\w'\u2019-]+", q)
     if any(w.casefold() in RELATIVE_WORDS for w in words[1:]):
