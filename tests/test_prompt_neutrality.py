@@ -18,6 +18,7 @@ from gaba import prompts
 from gaba.data.greenhouse import load_greenhouse_triples
 from gaba.data.news import load_gold_aliases, load_gold_triples
 from gaba.data.transfer import COLLECTIONS, load_gold
+from gaba.names import whole_words
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +50,7 @@ def test_the_corpora_give_words_to_look_for():
 @pytest.mark.parametrize("name", sorted(ANSWERING))
 def test_an_answering_prompt_names_nothing_of_the_corpora(name):
     text = ANSWERING[name].casefold()
-    found = [w for w in WORDS if re.search(r"(?<!\w)" + re.escape(w.casefold()) + r"(?!\w)", text)]
+    found = [w for w in WORDS if re.search(whole_words(w.casefold()), text)]
     assert not found, f"prompts.{name} mentions {found}"
 
 
@@ -84,5 +85,5 @@ def test_the_scan_sees_a_planted_name(tmp_path):
 def test_no_code_path_names_an_entity_of_the_corpora(path):
     """No code outside gaba.data (the corpora themselves) keys on a name of the book's corpora."""
     found = [(line, w) for line, s in _code_strings(ROOT / path) for w in WORDS
-             if re.search(r"(?<!\w)" + re.escape(w.casefold()) + r"(?!\w)", s.casefold())]
+             if re.search(whole_words(w.casefold()), s.casefold())]
     assert not found, f"{path} names {found}"

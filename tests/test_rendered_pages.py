@@ -128,12 +128,13 @@ def _params(known: dict[str, str] | None = None):
         yield pytest.param(p, marks=marks, id=rel)
 
 
-@pytest.fixture(autouse=True)
-def _built(request):
-    if not PAGES and request.node.name != "test_the_checks_catch_what_they_are_for":   # needs no book
+@pytest.fixture
+def _built():
+    if not PAGES:
         pytest.skip(f"the book is not built ({BOOK_HTML} has no pages): run `make book` first")
 
 
+@pytest.mark.usefixtures("_built")
 def test_the_book_has_its_chapters():
     names = {p.relative_to(BOOK_HTML).as_posix() for p in PAGES}
     toc = set(re.findall(r"file:\s*(\S+)", (ROOT / "_toc.yml").read_text(encoding="utf-8")))
@@ -141,6 +142,7 @@ def test_the_book_has_its_chapters():
     assert not missing, f"pages in _toc.yml that were not built: {missing}"
 
 
+@pytest.mark.usefixtures("_built")
 def test_the_root_serves_an_icon():
     """The root index.html is a bare redirect with no icon link: a browser opening it asks the
     server for /favicon.ico, so the book ships one there (a 404 in the console otherwise)."""

@@ -8,7 +8,6 @@ no relation at all. The graph is built directly (no extraction); the model is a 
 """
 from __future__ import annotations
 
-
 import networkx as nx
 import pytest
 from _fakes import fake_embed as _fake_embed
