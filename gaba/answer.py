@@ -3,8 +3,6 @@
 Taught in chapter "Graph RAG and multi-hop reasoning". The prompts ask the model to copy the facts
 it used; :func:`check_grounding` accepts an answer only when those facts support it.
 
-Examples
---------
 >>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
 >>> reply = "Facts used: Aurora supplies Kestrel. Voltaic competes with Aurora.\\nAnswer: Voltaic"
 >>> check_grounding(reply, facts, ["Kestrel"]).accepted
@@ -45,8 +43,6 @@ def fact_outline(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
 
     A fact and the facts indented under it read as a chain; facts that reach no entity come last.
 
-    Examples
-    --------
     >>> for line in fact_outline([("Ana Rusk", "OWNS", "Tern"), ("Tern", "MOORED_AT", "Pell Quay")], ["Ana Rusk"]):
     ...     print(line)
     - Ana Rusk owns Tern.
@@ -106,8 +102,6 @@ def fact_chains(facts: Iterable[Fact], entities: Sequence[str]) -> list[str]:
 
     The shortest connection between two question entities comes first; facts on no chain come last.
 
-    Examples
-    --------
     >>> for line in fact_chains([("Ana Rusk", "OWNS", "Tern"), ("Tern", "MOORED_AT", "Pell Quay"),
     ...                          ("Ana Rusk", "LIVES_IN", "Harl")], ["Ana Rusk"]):
     ...     print(line)
@@ -158,8 +152,6 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     Facts and evidence are sorted (a cacheable prompt) unless ``keep_order``; ``outline`` or
     ``chains`` (the question's entities) lay the facts out by :func:`fact_outline` or :func:`fact_chains`.
 
-    Examples
-    --------
     >>> system, user = answer_prompt("Who supplies B?", {("A", "SUPPLIES_TO", "B")})
     >>> "A supplies B." in user
     True
@@ -183,8 +175,6 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
 def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
     """The (system, user) messages of the flat RAG answering call (passages in retrieval order).
 
-    Examples
-    --------
     >>> system, user = flat_prompt("Who supplies B?", ["A supplies B."])
     >>> '[1] "A supplies B."' in user
     True
@@ -198,8 +188,6 @@ def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
 def final_answer(reply: str) -> str:
     """The text after the reply's last ``Answer:`` line (the whole reply when it has none).
 
-    Examples
-    --------
     >>> final_answer("Facts used: A supplies B.\\nAnswer: Voltaic Dynamics.")
     'Voltaic Dynamics.'
     """
@@ -212,8 +200,6 @@ def final_answer(reply: str) -> str:
 def is_abstention(answer: str) -> bool:
     """True when an answer declines ("I don't know" and close variants).
 
-    Examples
-    --------
     >>> is_abstention("I don't know."), is_abstention("Voltaic Dynamics.")
     (True, False)
     """
@@ -261,8 +247,6 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     entities' ``types`` too, those entities must fit its question word
     (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
 
-    Examples
-    --------
     >>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
     >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
     'a path of given facts through a cited fact leads from the question to the answer'

@@ -145,8 +145,6 @@ def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_B
     Returns ``(answer, sorted facts given)``; raises ValueError for an empty graph, an empty or
     over-long question, or an invalid option.
 
-    Examples
-    --------
     A question that names no entity gets an abstention without a model call:
 
     >>> import networkx as nx

@@ -192,8 +192,6 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
     default to those linked from the question. Raises ``ValueError`` for a bad argument,
     ``TypeError`` for a fact that is not 3 strings.
 
-    Examples
-    --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph()
     >>> G.add_edge("Aurora", "Kestrel", key="SUPPLIES_TO", relation="SUPPLIES_TO")

@@ -4,8 +4,6 @@ Taught in chapter "Measuring graph against flat". Each step is a :func:`gaba.rag
 question with its own grounding check; the entity it names replaces ``#1`` in the next step, and a
 step without an answer ends the chain with :data:`gaba.answer.ABSTAIN`.
 
-Examples
---------
 >>> parse_steps("1. Who trained Ana Rusk?\\n2. Which boat does #1 own?", "q")
 ['Who trained Ana Rusk?', 'Which boat does #1 own?']
 """

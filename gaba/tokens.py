@@ -16,8 +16,6 @@ def estimate_tokens(text: str, *, words_only: bool = False) -> int:
     ``words_only=True``: words x :data:`TOKENS_PER_WORD` (the book's context sizes). Otherwise an
     upper-side estimate for any script, to guard a model's context (non-ASCII counts per UTF-8 byte).
 
-    Examples
-    --------
     >>> text = "Aurora Cell Works supplies Kestrel Motors."
     >>> estimate_tokens(text), estimate_tokens(text, words_only=True)
     (10, 7)
