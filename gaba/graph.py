@@ -116,15 +116,13 @@ def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
     >>> sorted(gather_facts(G, ["A"], hops=1)), len(gather_facts(G, ["A"], hops=2))
     ([('A', 'R', 'B')], 2)
     """
-    facts_by_hop, _ = _traverse(G, entities, hops, direction)
-    return set().union(*facts_by_hop) if facts_by_hop else set()
+    return set().union(*_traverse(G, entities, hops, direction)[0])
 
 
 def gather_facts_by_hop(G, entities: Iterable[str] | str, hops: int = 2, *,
                         direction: str = "both") -> list[set[Fact]]:
     """The facts first reached at each hop: element ``i`` holds the facts new at hop ``i + 1``."""
-    facts_by_hop, _ = _traverse(G, entities, hops, direction)
-    return facts_by_hop
+    return _traverse(G, entities, hops, direction)[0]
 
 
 def fact_evidence(G, facts: Iterable[Fact]) -> list[str]:
@@ -149,15 +147,6 @@ def traversal_seconds(G, entities, hops: int = 2, *, repeat: int = 200) -> float
                                                 number=1, repeat=max(1, repeat)))
 
 
-def _phrase(relation: str) -> str:
-    if relation in SCHEMA_PHRASES:
-        return SCHEMA_PHRASES[relation]
-    words = relation.replace("_", " ").replace("-", " ").strip().lower()
-    if words.endswith(" of") and not words.startswith(("is ", "was ")):
-        words = "is " + words
-    return words or "is related to"
-
-
 def fact_sentence(fact: Fact) -> str:
     """A fact as a plain sentence: a schema label reads as its phrase, any other as its own words.
 
@@ -167,7 +156,12 @@ def fact_sentence(fact: Fact) -> str:
     'Voltaic Dynamics competes with Aurora Cell Works.'
     """
     s, r, o = fact
-    return f"{s} {_phrase(r)} {o}."
+    if r in SCHEMA_PHRASES:
+        return f"{s} {SCHEMA_PHRASES[r]} {o}."
+    words = r.replace("_", " ").replace("-", " ").strip().lower()
+    if words.endswith(" of") and not words.startswith(("is ", "was ")):
+        words = "is " + words
+    return f"{s} {words or 'is related to'} {o}."
 
 
 def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
@@ -191,12 +185,8 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
     except nx.NetworkXNoPath:
         raise NoPath(f"{src!r} and {dst!r} are not connected in this graph, in either direction; "
                      "the extractor may have missed the edge that links them.") from None
-    facts = []
-    for u, v in zip(path, path[1:]):
-        options = []
-        for s, o in ((u, v), (v, u)):
-            options += [(str(s), rel, str(o)) for rel, _ in edges_between(G, s, o)]
-        facts.append(sorted(options)[0])
+    facts = [min((str(s), rel, str(o)) for s, o in ((u, v), (v, u)) for rel, _ in edges_between(G, s, o))
+             for u, v in zip(path, path[1:])]        # of parallel edges, the first in sorted order
     return [str(n) for n in path], facts
 
 
