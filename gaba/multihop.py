@@ -30,16 +30,21 @@ def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
     lines = []
     for i, p in enumerate(paths, start=1):
         roles = path_roles(p, genders)
-        steps = [f"{p.nodes[j]}'s {roles[j]} is {p.nodes[j + 1]}." for j in range(p.hops)]
-        head = f"Path {i}" + (f" (score {scores[i - 1]:.3f})" if scores is not None else "")
-        chain = "'s ".join(roles)
-        summary = f"So {p.end} is {p.start}'s {chain}"
-        kin = kinship(p, genders) if kinship_words else None
-        if kin is not None and p.hops > 1:
-            summary += f", {p.start}'s {kin[0]}, and {p.start} is {p.end}'s {kin[1]}"
-        summary += "."
-        lines.append(f"{head}: " + " ".join(steps) + (f" {summary}" if p.hops > 1 else ""))
+        line = _head(i, scores) + " ".join(f"{p.nodes[j]}'s {roles[j]} is {p.nodes[j + 1]}." for j in range(p.hops))
+        if p.hops > 1:
+            chain = "'s ".join(roles)
+            line += f" So {p.end} is {p.start}'s {chain}"
+            kin = kinship(p, genders) if kinship_words else None
+            if kin is not None:
+                line += f", {p.start}'s {kin[0]}, and {p.start} is {p.end}'s {kin[1]}"
+            line += "."
+        lines.append(line)
     return "\n".join(lines)
+
+
+def _head(i: int, scores: Sequence[float] | None) -> str:
+    """``"Path i: "``, with the path's score when there are scores."""
+    return f"Path {i}" + (f" (score {scores[i - 1]:.3f})" if scores is not None else "") + ": "
 
 
 #: How :func:`multi_hop_query` words its paths; ``"auto"`` picks ``"kinship"`` when every relation
@@ -68,13 +73,12 @@ def format_fact_paths(paths: Sequence[Path], scores: Sequence[float] | None = No
     """
     lines = []
     for i, p in enumerate(paths, start=1):
-        head = f"Path {i}" + (f" (score {scores[i - 1]:.3f})" if scores is not None else "")
         text = " ".join(fact_sentence(f) for f in path_facts(p))
         inner = list(p.nodes[1:-1])
         if inner:
             names = inner[0] if len(inner) == 1 else ", ".join(inner[:-1]) + " and " + inner[-1]
             text += f" So {p.start} is connected to {p.end} through {names}."
-        lines.append(f"{head}: {quoted_line(text)}")
+        lines.append(_head(i, scores) + quoted_line(text))
     return "\n".join(lines)
 
 
