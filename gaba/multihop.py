@@ -43,7 +43,6 @@ def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
 
 
 def _head(i: int, scores: Sequence[float] | None) -> str:
-    """``"Path i: "``, with the path's score when there are scores."""
     return f"Path {i}" + (f" (score {scores[i - 1]:.3f})" if scores is not None else "") + ": "
 
 
@@ -134,18 +133,15 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
         if not res.paths:
             raise NoPath(f"No path between {ents[0]!r} and {ents[1]!r} within {max_depth} hops"
                          + (" (the traversal timed out)" if res.stats.timed_out else "") + ".")
-        paths, scores = res.paths[:top], (res.scores or [])[:top]
-        stats = res.stats
+        paths, scores, stats = res.paths[:top], (res.scores or [])[:top], res.stats
     else:
         hood = neighbors(G, ents[0], depth=1, timeout=timeout)
         steps = expand(G, [ents[0]], "both", None, timeout)[ents[0]]
         sym = symmetric_relations(G)
         ranked = rank_paths([Path((ents[0], n), (r,), (f,), sym) for n, r, f in steps],
                             scorer=graph_scorer(G), k=beam_width)
-        paths, scores = [p for p, _ in ranked], [s for _, s in ranked]
-        stats = hood.stats
-    family = wording == "kinship" or (wording == "auto" and {r for p in paths for r in p.rels} <= _KIN_RELATIONS)
-    if family:
+        paths, scores, stats = [p for p, _ in ranked], [s for _, s in ranked], hood.stats
+    if wording == "kinship" or (wording == "auto" and {r for p in paths for r in p.rels} <= _KIN_RELATIONS):
         genders = node_attribute(G, {n for p in paths for n in p.nodes}, "gender")
         context = format_paths(paths, scores, genders, kinship_words=kinship_words)
         system = prompts.PATHS_SYSTEM
