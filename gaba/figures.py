@@ -1,6 +1,7 @@
 """Figures of the chapters drawn with matplotlib: :func:`plot_path_growth`."""
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 
@@ -19,12 +20,10 @@ def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], 
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.0))
     depths = list(depths)
-    markers = "osd^v"
-    for i, (label, counts) in enumerate(series.items()):
-        pts = [(d, c) for d, c in zip(depths, counts) if c and c > 0]
+    for (label, counts), marker in zip(series.items(), itertools.cycle("osd^v")):
+        pts = [(d, c) for d, c in zip(depths, counts) if c and c > 0]    # a log axis has no 0
         if pts:
-            ax.plot([d for d, _ in pts], [c for _, c in pts], marker=markers[i % len(markers)],
-                    label=label)
+            ax.plot(*zip(*pts), marker=marker, label=label)
     for label, b in (branching or {}).items():
         ax.plot(depths, [b ** d for d in depths], linestyle="--", linewidth=1, label=label)
     ax.set_yscale("log")
