@@ -5,6 +5,7 @@ parameters. Every function of :mod:`gaba.paths` accepts a :class:`FalkorStore`.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -138,10 +139,8 @@ class FalkorStore(CypherPaths):
     def close(self) -> None:
         """Close the connections and stop the embedded server, if this store owns one."""
         for client in self._clients.values():
-            try:
+            with contextlib.suppress(Exception):
                 client.close()
-            except Exception:
-                pass
         self._clients.clear()
         if self.server is not None:
             self.server.stop()
@@ -248,8 +247,7 @@ class FalkorStore(CypherPaths):
             if not isinstance(n, dict) or not isinstance(n.get("name"), str):
                 raise ValueError(f"every node needs a string 'name'; got {n!r}.")
             clean.append({str(k): _plain(v) for k, v in n.items() if _PROP_RE.match(str(k)) and v is not None})
-        nodes = clean
-        edges = [tuple(e) for e in edges]
+        nodes, edges = clean, [tuple(e) for e in edges]
         by_type: dict[str, list[list[str]]] = {}
         for e in edges:
             if len(e) != 3:
@@ -273,17 +271,13 @@ class FalkorStore(CypherPaths):
         from tqdm.auto import tqdm
         bar = tqdm(total=len(nodes) + len(edges), desc=f"loading {self.graph_name}", disable=not progress,
                    unit="row")
-        for i in range(0, len(nodes), batch_size):
-            chunk = nodes[i:i + batch_size]
-            self.query(f"UNWIND $rows AS r CREATE (c:{label}) SET c = r", {"rows": chunk},
-                       read_only=False, timeout=300)
-            bar.update(len(chunk))
-        for rel in sorted(by_type):
-            pairs = by_type[rel]
-            for i in range(0, len(pairs), batch_size):
-                chunk = pairs[i:i + batch_size]
-                self.query(f"UNWIND $rows AS r MATCH (a:{label} {{name: r[0]}}) MATCH (b:{label} {{name: r[1]}}) "
-                           f"CREATE (a)-[:{rel}]->(b)", {"rows": chunk}, read_only=False, timeout=300)
+        batches = [(f"UNWIND $rows AS r CREATE (c:{label}) SET c = r", nodes)] + [
+            (f"UNWIND $rows AS r MATCH (a:{label} {{name: r[0]}}) MATCH (b:{label} {{name: r[1]}}) "
+             f"CREATE (a)-[:{rel}]->(b)", by_type[rel]) for rel in sorted(by_type)]     # nodes first
+        for cypher, rows in batches:
+            for i in range(0, len(rows), batch_size):
+                chunk = rows[i:i + batch_size]
+                self.query(cypher, {"rows": chunk}, read_only=False, timeout=300)
                 bar.update(len(chunk))
         bar.close()
         self._names, self._rel_types = None, None
