@@ -5,6 +5,7 @@ Started by :func:`gaba.store.open_store` without ``FALKORDB_URL``; stops at exit
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import os
 import shutil
@@ -32,11 +33,8 @@ atexit.register(_stop_all)
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     """Ask Linux to send SIGTERM to this process when its parent dies."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
-    except Exception:
-        pass
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
 
 
 def server_binaries() -> tuple[str, str]:
@@ -135,13 +133,10 @@ class EmbeddedServer:
                 return (f"the process exited with code {self.proc.returncode}. "
                         f"Last log lines:\n{self.log_tail()}")
             try:
-                client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1,
-                                     socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0))
-                try:
+                with redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1,
+                                 socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)) as client:
                     if client.ping() and client.execute_command("MODULE", "LIST"):
                         return ""
-                finally:
-                    client.close()
             except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError, OSError):
                 pass                      # not listening yet, or still loading
             time.sleep(0.05)
