@@ -44,8 +44,7 @@ class CypherPaths:
     def _to_path(row, symmetric: frozenset[str]) -> Path:
         """A returned row ``(nodes, rels, starts)`` as a :class:`Path`."""
         nodes, rels, starts = row
-        fwd = tuple(starts[i] == nodes[i] for i in range(len(rels)))
-        return Path(tuple(nodes), tuple(rels), fwd, symmetric)
+        return Path(tuple(nodes), tuple(rels), tuple(s == n for s, n in zip(starts, nodes)), symmetric)
 
     def _paths(self, a, b, *, max_depth, direction, rel_types, limit, timeout, cycles):
         """``(paths, stats)`` for :func:`gaba.paths.paths_between`, counted as on NetworkX."""
