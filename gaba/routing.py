@@ -160,9 +160,8 @@ class Answer:
 
 
 def _paths_answer(question: str, G):
-    """The path pipeline's answer to a question that names two entities and has a connection cue
-    of :data:`RULES` ("connected", "links", "between", ...); None for any other question, or when
-    no path joins the two."""
+    """The path pipeline's answer to a question naming two entities with a connection cue of
+    :data:`RULES` ("connected", "between", ...); None otherwise, or when no path joins the two."""
     if not any(re.search(p, _cue_text(question)) for p in RULES["local"]):
         return None
     if len(_entities(question, G)) < 2:
