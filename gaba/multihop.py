@@ -30,7 +30,7 @@ def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
     lines = []
     for i, p in enumerate(paths, start=1):
         roles = path_roles(p, genders)
-        line = _head(i, scores) + " ".join(f"{p.nodes[j]}'s {roles[j]} is {p.nodes[j + 1]}." for j in range(p.hops))
+        line = _head(i, scores) + " ".join(f"{a}'s {r} is {b}." for a, r, b in zip(p.nodes, roles, p.nodes[1:]))
         if p.hops > 1:
             chain = "'s ".join(roles)
             line += f" So {p.end} is {p.start}'s {chain}"
