@@ -110,8 +110,7 @@ def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None 
     Ties are broken by fewer hops, then names, then relations, so the order never depends on the backend.
     """
     scorer = scorer or (lambda p: score_path(p, weights))
-    scored = sorted(((p, scorer(p)) for p in paths), key=_rank_key)
-    return scored if k is None else scored[:k]
+    return sorted(((p, scorer(p)) for p in paths), key=_rank_key)[:k]      # [:None] keeps them all
 
 
 def graph_scorer(G) -> Callable[[Path], float]:
