@@ -100,10 +100,9 @@ def predicate_problem(predicate: str, subject: str, obj: str, names: Iterable[st
 
     Examples
     --------
-    >>> predicate_problem("joined_acme_labs", "Ann Lee", "Acme Labs")
-    ('joined', '')
-    >>> predicate_problem("norvik_lutheran_pastor", "Ann Lee", "Norvik Lutheran")
-    ('pastor', '')
+    >>> (predicate_problem("joined_acme_labs", "Ann Lee", "Acme Labs"),
+    ...  predicate_problem("norvik_lutheran_pastor", "Ann Lee", "Norvik Lutheran"))
+    (('joined', ''), ('pastor', ''))
     >>> predicate_problem("before_she_joined", "Oslo University", "Acme Labs")[1]
     "predicate 'before_she_joined' is a clause with its own subject ('she')"
     """
@@ -119,8 +118,7 @@ def predicate_problem(predicate: str, subject: str, obj: str, names: Iterable[st
         predicate = "_".join(words)
         if not any(w not in _AUX and w not in FUNCTION_WORDS for w in words):
             return predicate, f"predicate holds only the name {obj!r}"
-    pronoun = next((w for w in words if w in _SUBJECT_PRONOUNS), None)
-    if pronoun:
+    if pronoun := next((w for w in words if w in _SUBJECT_PRONOUNS), None):
         return predicate, f"predicate {predicate!r} is a clause with its own subject ({pronoun!r})"
     padded = f"_{predicate}_"
     for name in (subject, obj, *names):
@@ -164,12 +162,9 @@ def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Trip
 
 def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
     """One open-extraction record as a triple, or the reason it is refused."""
-    stype = str(rec.get("subject_type") or "other")
-    otype = str(rec.get("object_type") or "other")
-    stype = stype if stype in ENTITY_TYPES else "other"
-    otype = otype if otype in ENTITY_TYPES else "other"
-    subj = normalize_name(rec.get("subject", ""))
-    obj = normalize_name(rec.get("object", ""))
+    stype, otype = (t if (t := str(rec.get(f"{end}_type") or "other")) in ENTITY_TYPES else "other"
+                    for end in ("subject", "object"))
+    subj, obj = normalize_name(rec.get("subject", "")), normalize_name(rec.get("object", ""))
     subj = strip_title(subj) if stype == "person" else subj
     obj = strip_title(obj) if otype == "person" else obj
     pred = normalize_predicate(rec.get("predicate", ""))
@@ -178,10 +173,7 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
     if len(pred.split("_")) > MAX_PREDICATE_WORDS:
         return f"predicate {rec.get('predicate')!r} is longer than {MAX_PREDICATE_WORDS} words"
     pred, problem = predicate_problem(pred, subj, obj, _names_of(doc["text"]))
-    if problem:
-        return problem
-    problem = _names_problem(subj, obj, doc["text"])
-    if problem:
+    if problem := problem or _names_problem(subj, obj, doc["text"]):
         return problem
     n = rec.get("sentence")
     i = n - 1 if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(sentences) else None
@@ -286,14 +278,12 @@ def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
         verb = str(rec.get("verb", "") or "").strip() if rel == FALLBACK_RELATION else ""
         if rel not in relations:
             return f"relation {rel!r} is not in the vocabulary"
-        problem = _names_problem(subj, obj, doc["text"])
-        if problem:
+        if problem := _names_problem(subj, obj, doc["text"]):
             return problem
         sentence = _match_sentence(str(rec.get("evidence", "")), sentences)
         if sentence is None:
             return "evidence is not a sentence of the document"
-        missing = [n for n in (subj, obj) if not mentions(sentence, n)]
-        if missing:
+        if missing := [n for n in (subj, obj) if not mentions(sentence, n)]:
             return f"evidence does not mention {' or '.join(repr(m) for m in missing)}"
         if rel in person_subject and looks_like_org(subj) and looks_like_person(obj):
             subj, obj = obj, subj
