@@ -169,14 +169,8 @@ def _validator(schema: dict):
     return cls(schema)
 
 
-def _one_call(messages: list[dict], *, schema: dict | None, schema_name: str | None,
-              temperature: float, seed: int, max_tokens: int, purpose: str,
-              use_cache: bool) -> Response:
+def _one_call(request: dict, purpose: str, use_cache: bool) -> Response:
     """One request: from the cache, or from the model (recorded when ``use_cache``)."""
-    request = {**_identity(), "messages": messages, "schema": schema, "temperature": temperature,
-               "seed": seed, "max_tokens": max_tokens}
-    if schema_name:
-        request["schema_name"] = schema_name
     key = cache.cache_key(request)
     t0 = time.perf_counter()
     if not use_cache:
@@ -261,19 +255,20 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
     max_tokens = int(max_tokens or DEFAULT_MAX_TOKENS)
     messages = ([{"role": "system", "content": system}] if system else []) + \
         [{"role": "user", "content": prompt}]
+    request = {**_identity(), "messages": messages, "schema": schema, "temperature": temperature,
+               "seed": seed, "max_tokens": max_tokens}
+    if schema_name:
+        request["schema_name"] = schema_name
     t0 = time.perf_counter()
-    resp = _one_call(messages, schema=schema, schema_name=schema_name, temperature=temperature,
-                     seed=seed, max_tokens=max_tokens, purpose=purpose, use_cache=use_cache)
+    resp = _one_call(request, purpose, use_cache)
     if schema is None:
         return resp
-    problems = []
     for attempt in range(SCHEMA_RETRIES + 1):
         data, problem = _validate(resp.text, schema)
         if problem is None:
             resp.data = data
             resp.seconds = time.perf_counter() - t0
             return resp
-        problems.append(problem)
         cut_off = int(resp.usage.get("completion_tokens") or 0) >= max_tokens
         if cut_off and max_tokens < MAX_TOKENS_CEILING:
             # the same request with twice the room: a longer reply, not another attempt at this one
@@ -291,12 +286,10 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
             {"role": "assistant", "content": resp.text},
             {"role": "user", "content": f"That reply was rejected: {problem}. Reply again with only "
                                         "JSON that matches the schema."}]
-        resp = _one_call(retry, schema=schema, schema_name=schema_name, temperature=temperature,
-                         seed=seed, max_tokens=max_tokens, purpose=f"{purpose} (retry {attempt + 1})",
-                         use_cache=use_cache)
+        resp = _one_call({**request, "messages": retry}, f"{purpose} (retry {attempt + 1})", use_cache)
     raise LLMOutputError(
         f"{purpose}: the model's reply did not match the schema after {SCHEMA_RETRIES + 1} attempts; "
-        f"last problem: {problems[-1]}. Reply began: {resp.text[:120]!r}")
+        f"last problem: {problem}. Reply began: {resp.text[:120]!r}")
 
 
 def describe_call(resp: Response) -> str:
