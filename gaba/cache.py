@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .config import ROOT, get_settings, shown
 from .errors import CacheCorrupt
-from .fileio import atomic_write_text
+from .fileio import atomic_write_json
 
 #: Bumped when the entry format changes.
 CACHE_FORMAT = 1
@@ -94,7 +94,7 @@ def write_entry(key: str, request: dict, response: dict, purpose: str) -> None:
     entry = {"format": CACHE_FORMAT, "key": key, "purpose": purpose,
              "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "request": request, "response": response}
-    atomic_write_text(cache_path(key), json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+    atomic_write_json(cache_path(key), entry)
 
 
 @dataclasses.dataclass

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_write_text", "atomic_writer", "default_mode", "sha256_file"]
+__all__ = ["atomic_write_json", "atomic_write_text", "atomic_writer", "default_mode", "sha256_file"]
 
 
 def default_mode() -> int:
@@ -52,6 +53,11 @@ def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = "ut
     with atomic_writer(path, encoding=encoding) as f:
         f.write(text)
     return Path(path)
+
+
+def atomic_write_json(path: str | os.PathLike, data: Any) -> Path:
+    """Write ``data`` as key-sorted JSON (indent 1, UTF-8, a final newline) with :func:`atomic_write_text`."""
+    return atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
 def sha256_file(path: str | Path) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import cache, llm
 from .config import ASSETS
-from .fileio import atomic_write_text
+from .fileio import atomic_write_json
 from .request import extraction_request, prompt_version
 
 
@@ -51,7 +51,7 @@ def read_entry(path: Path, key: str) -> dict | None | bool:
 
 def write_entry(path: Path, entry: dict) -> None:
     """Write a cache entry to ``path`` atomically."""
-    atomic_write_text(path, json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+    atomic_write_json(path, entry)
 
 
 def recorded_seconds(resp) -> float:

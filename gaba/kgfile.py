@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GabaError
-from .fileio import atomic_write_text, atomic_writer
+from .fileio import atomic_write_json, atomic_writer
 
 
 def _json_values(G, *, decode: bool = False) -> None:
@@ -39,8 +39,7 @@ def save_graph(G, path: str | Path) -> Path:
         with atomic_writer(path, binary=True) as f:
             nx.write_graphml(H, f)
     else:
-        data = nx.node_link_data(G, edges="edges")
-        atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        atomic_write_json(path, nx.node_link_data(G, edges="edges"))
     return path
 
 
