@@ -58,7 +58,9 @@ def complete(request: dict) -> dict:
     """Ask the configured model for ``request``; return ``{"text", "model", "usage"}`` (BackendUnavailable)."""
     import openai
 
-    _announce_dotenv()
+    if (notice := dotenv_notice()) and notice not in _announced:   # once per process and .env file
+        _announced.add(notice)
+        print(notice, file=sys.stderr, flush=True)
     s = get_settings()
     kwargs: dict[str, Any] = {
         "model": s.model, "messages": request["messages"],
@@ -99,14 +101,6 @@ def complete(request: dict) -> dict:
              "completion_tokens": getattr(usage, "completion_tokens", 0) or 0}
     model = s.model if s.backend == "local" else (getattr(r, "model", None) or s.model)
     return {"text": text, "model": str(model), "usage": usage}
-
-
-def _announce_dotenv() -> None:
-    """Print :func:`gaba.config.dotenv_notice` on stderr once per process and .env file."""
-    notice = dotenv_notice()
-    if notice and notice not in _announced:
-        _announced.add(notice)
-        print(notice, file=sys.stderr, flush=True)
 
 
 def _completion(r) -> tuple[str, Any]:
