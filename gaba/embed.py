@@ -120,6 +120,5 @@ def cosine_top_k(query_vec: np.ndarray, matrix: np.ndarray, k: int) -> list[int]
     """Indices of the ``k`` rows of ``matrix`` most similar to ``query_vec`` (ties by index)."""
     if k <= 0:
         return []
-    scores = matrix @ query_vec
-    order = np.lexsort((np.arange(len(scores)), -scores))
+    order = np.argsort(-(matrix @ query_vec), kind="stable")
     return [int(i) for i in order[:k]]

@@ -25,20 +25,12 @@ def _folds(gold: Any, inverse: Mapping[str, str] | None, symmetric: Collection[s
     return gold, (inverse or {}, frozenset(symmetric or ()))
 
 
-def _canonical_fact(s: str, r: str, o: str, folds: _Folds) -> tuple[str, str, str]:
-    inverse, symmetric = folds
-    s, o = normalize_name(s).lower(), normalize_name(o).lower()
-    if r in inverse:
-        s, r, o = o, inverse[r], s
-    if r in symmetric and o < s:
-        s, o = o, s
-    return (s, r, o)
-
-
 def _fact_list(items: Any, folds: _Folds) -> list[tuple[str, str, str]]:
-    """The canonical facts of ``items`` (a graph, Triples, dicts or tuples), in their order."""
+    """The canonical facts of ``items`` (a graph, Triples, dicts or tuples), in their order: names
+    lowercased, an inverse relation turned round, a symmetric one's ends in order."""
     import networkx as nx
 
+    inverse, symmetric = folds
     if isinstance(items, nx.Graph):
         items = [(u, d.get("relation", k), v) for u, v, k, d in items.edges(keys=True, data=True)] \
             if items.is_multigraph() else [(u, d.get("relation"), v) for u, v, d in items.edges(data=True)]
@@ -46,7 +38,12 @@ def _fact_list(items: Any, folds: _Folds) -> list[tuple[str, str, str]]:
     for it in items:
         s, r, o = (it.as_tuple() if isinstance(it, Triple) else
                    (it["subject"], it["relation"], it["object"]) if isinstance(it, dict) else it)
-        out.append(_canonical_fact(s, r, o, folds))
+        s, o = normalize_name(s).lower(), normalize_name(o).lower()
+        if r in inverse:
+            s, r, o = o, inverse[r], s
+        if r in symmetric and o < s:
+            s, o = o, s
+        out.append((s, r, o))
     return out
 
 
