@@ -63,6 +63,8 @@ _stats = Stats()
 _lock = threading.Lock()
 #: cache key -> Future of the call in flight answering it (identical calls wait on it).
 _inflight: dict = {}
+#: Shapes (:func:`_shape`) of the schemas already checked against their meta-schema.
+_checked_shapes: set = set()
 #: The function replacing the real backend (see :func:`use_backend`).
 _backend_override: Callable[[dict], dict] | None = None
 _override_name = "scripted"
@@ -130,19 +132,23 @@ def _call_model(request: dict) -> dict:
 def _validate(text: str, schema: dict) -> tuple[Any, str | None]:
     """``(data, None)``, or ``(None, what is wrong)`` when ``text`` is not JSON matching ``schema``."""
     import jsonschema
+    from jsonschema.validators import validator_for
 
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"the reply is not valid JSON ({exc.msg} at character {exc.pos})"
-    exc = jsonschema.exceptions.best_match(_validator(schema).iter_errors(data))
+    cls = validator_for(schema)
+    shape = json.dumps(_shape(schema), sort_keys=True)
+    if shape not in _checked_shapes:      # the meta-schema check, once per shape
+        cls.check_schema(schema)          # SchemaError: a bug of the caller's schema
+        with _lock:
+            _checked_shapes.add(shape)
+    exc = jsonschema.exceptions.best_match(cls(schema).iter_errors(data))
     if exc is not None:                   # what jsonschema.validate would raise
         where = "/".join(str(p) for p in exc.absolute_path) or "the top level"
         return None, f"the JSON does not match the schema at {where}: {exc.message}"
     return data, None
-
-
-_checked_shapes: set = set()
 
 
 def _shape(schema: Any) -> Any:
@@ -154,19 +160,6 @@ def _shape(schema: Any) -> Any:
     if isinstance(schema, list):
         return [_shape(v) for v in schema]
     return schema
-
-
-def _validator(schema: dict):
-    """A jsonschema validator of ``schema``, checked against its meta-schema (once per shape)."""
-    from jsonschema.validators import validator_for
-
-    cls = validator_for(schema)
-    shape = json.dumps(_shape(schema), sort_keys=True)
-    if shape not in _checked_shapes:
-        cls.check_schema(schema)          # SchemaError: a bug of the caller's schema
-        with _lock:
-            _checked_shapes.add(shape)
-    return cls(schema)
 
 
 def _one_call(request: dict, purpose: str, use_cache: bool) -> Response:
