@@ -90,30 +90,23 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
     return kept
 
 
-def _halves(d: dict) -> list[tuple[dict, int]] | None:
-    """``d`` cut into two passages of whole sentences, each with its sentence offset; None for one."""
-    sentences = split_sentences(d["text"])
-    if len(sentences) < 2:
-        return None
-    mid = len(sentences) // 2
-    return [({**d, "id": f"{d['id']}/{i}", "text": " ".join(part)}, before)
-            for i, (part, before) in enumerate(((sentences[:mid], 0), (sentences[mid:], mid)), 1)]
-
-
 def _extract_split(d: dict, schema: Any, *, top: bool = True) -> tuple[list[dict], list]:
-    """The records of ``d`` and their responses; an unusable reply is retried as two halves, recursively."""
+    """The records of ``d`` and their responses; an unusable reply is retried as two halves of whole
+    sentences (ids ``"<id>/1"``, ``"<id>/2"``), recursively."""
     try:
         resp = _call_extractor(d, schema)
         return resp.data["facts"], [resp]
     except LLMOutputError:
-        halves = _halves(d)
-        if halves is None:
+        sentences = split_sentences(d["text"])
+        if len(sentences) < 2:
             raise
+    mid = len(sentences) // 2
     records: list[dict] = []
     calls: list = []
     try:
-        for h, offset in halves:
-            recs, resps = _extract_split(h, schema, top=False)
+        for i, (piece, offset) in enumerate(((sentences[:mid], 0), (sentences[mid:], mid)), 1):
+            half = {**d, "id": f"{d['id']}/{i}", "text": " ".join(piece)}
+            recs, resps = _extract_split(half, schema, top=False)
             for r in recs:
                 n = r.get("sentence")
                 shift = isinstance(n, int) and not isinstance(n, bool) and schema is None
