@@ -20,8 +20,7 @@ from .backend import client
 #: Rows embedded per batch (and per progress-bar step).
 BATCH = 64
 _lock = threading.Lock()
-_memory: dict[str, dict[str, np.ndarray]] = {}   # cache folder -> key -> vector
-_loaded: set[str] = set()
+_memory: dict[str, dict[str, np.ndarray]] = {}   # cache folder (read once) -> key -> vector
 
 
 def model_id() -> str:
@@ -38,17 +37,15 @@ def cache_dir() -> Path:
 
 
 def _load(folder: Path) -> dict[str, np.ndarray]:
-    table = _memory.setdefault(str(folder), {})
-    if str(folder) not in _loaded:
-        if folder.is_dir():
-            for shard in sorted(folder.glob("*.npz")):
-                try:
-                    with np.load(shard, allow_pickle=False) as z:
-                        for k, v in zip(z["keys"], z["vecs"]):
-                            table[str(k)] = v
-                except (OSError, ValueError, KeyError):
-                    continue  # a corrupt shard is ignored; its texts are embedded again
-        _loaded.add(str(folder))
+    if str(folder) in _memory:
+        return _memory[str(folder)]
+    table = _memory[str(folder)] = {}
+    for shard in sorted(folder.glob("*.npz")):     # none when the folder does not exist
+        try:
+            with np.load(shard, allow_pickle=False) as z:
+                table.update(zip(map(str, z["keys"]), z["vecs"]))
+        except (OSError, ValueError, KeyError):
+            continue  # a corrupt shard is ignored; its texts are embedded again
     return table
 
 
