@@ -117,9 +117,8 @@ def get_settings() -> Settings:
     env = os.environ
     openrouter_key = env.get("OPENROUTER_API_KEY") or None
     openai_key = env.get("OPENAI_API_KEY") or None
-    backend = (env.get("GABA_BACKEND") or "").strip().lower()
-    if not backend:
-        backend = "openai" if (openrouter_key or openai_key) else "local"
+    backend = (env.get("GABA_BACKEND") or "").strip().lower() or (
+        "openai" if (openrouter_key or openai_key) else "local")
     if backend not in {"local", "openai"}:
         raise ConfigError(f"GABA_BACKEND={backend!r} is not a backend; use 'local' or 'openai'.")
     base_url = env.get("OPENAI_BASE_URL") or None

@@ -45,7 +45,7 @@ def read_entry(path: Path, key: str) -> dict | None | bool:
                                                    ("subject", "object"))
                       for f in entry["facts"]))
         return entry if ok else False
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError):             # ValueError: not JSON, or not UTF-8
         return False
 
 
