@@ -120,7 +120,7 @@ def _extract_split(d: dict, schema: Any, *, top: bool = True) -> tuple[list[dict
     return records, calls
 
 
-def _extract_one(d: dict, key: str, path: Path, schema: Any) -> dict:
+def _extract_one(d: dict, key: str, folder: Path, schema: Any) -> dict:
     """Extract one document and record its entry in the triples cache (the unit of resumption)."""
     facts, calls = _extract_split(d, schema)
     usage: dict[str, int] = {}
@@ -134,7 +134,7 @@ def _extract_one(d: dict, key: str, path: Path, schema: Any) -> dict:
              "seconds": round(sum(recorded_seconds(r) for r in calls), 3),
              "usage": usage if len(calls) > 1 else calls[0].usage,
              "llm_key": keys[0] if len(keys) == 1 else keys, "facts": facts}
-    write_entry(path, entry)
+    write_entry(folder / f"{key}.json", entry)
     return entry
 
 
@@ -202,14 +202,14 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     try:
         if workers == 1 or len(todo) <= 1:
             for key, idx in todo.items():
-                finish(key, lambda: _extract_one(docs[idx[0]], key, folder / f"{key}.json", schema))
+                finish(key, lambda: _extract_one(docs[idx[0]], key, folder, schema))
         else:
             import jsonschema  # noqa: F401 - imported once here, not raced for by the threads
 
             pool = ThreadPoolExecutor(max_workers=min(workers, len(todo)),
                                       thread_name_prefix="gaba-extract")
-            futures = {pool.submit(_extract_one, docs[idx[0]], key, folder / f"{key}.json",
-                                   schema): key for key, idx in todo.items()}
+            futures = {pool.submit(_extract_one, docs[idx[0]], key, folder, schema): key
+                       for key, idx in todo.items()}
             try:
                 for fut in as_completed(futures):
                     finish(futures[fut], fut.result)
