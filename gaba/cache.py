@@ -83,7 +83,7 @@ def read_entry(key: str) -> dict | None:
     """The checked entry for ``key``; None when none is recorded; CacheCorrupt when it is bad."""
     path = cache_path(key)
     if not path.is_file():
-        if path.is_symlink() or (path.exists() and not path.is_file()):
+        if path.exists() or path.is_symlink():      # a folder, a device, a broken link
             raise CacheCorrupt(f"corrupt cache entry {shown(path)}: not a regular file.")
         return None
     return check_entry(path, key)
