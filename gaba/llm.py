@@ -248,11 +248,11 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
     max_tokens = int(max_tokens or DEFAULT_MAX_TOKENS)
     messages = ([{"role": "system", "content": system}] if system else []) + \
         [{"role": "user", "content": prompt}]
+    t0 = time.perf_counter()
     request = {**_identity(), "messages": messages, "schema": schema, "temperature": temperature,
                "seed": seed, "max_tokens": max_tokens}
     if schema_name:
         request["schema_name"] = schema_name
-    t0 = time.perf_counter()
     resp = _one_call(request, purpose, use_cache)
     if schema is None:
         return resp
