@@ -11,11 +11,12 @@ from collections.abc import Iterable
 from nameparser.config.titles import TITLES as _nameparser_titles
 
 
+_PLAIN = str.maketrans("\u2019\u2018\u201c\u201d\u2013\u2014", "''\"\"--")
+
+
 def fold(text: str) -> str:
     """The form names are compared in: NFKC, case-folded, typographic quotes and dashes made plain."""
-    text = unicodedata.normalize("NFKC", text)
-    return (text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
-            .replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", "-").casefold())
+    return unicodedata.normalize("NFKC", text).translate(_PLAIN).casefold()
 
 
 #: Words that end organisation names ("Acme Inc"); alone they name no one.
@@ -33,12 +34,9 @@ FUNCTION_WORDS = frozenset("""a an and as at after before but by for from in of 
 #: Personal pronouns: never a name, and a subject pronoun inside a predicate marks a clause.
 PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "him", "her", "them", "its",
                       "their", "his"})
-
 #: Calendar words: capitalised, but not names.
 CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
     march april may june july august september october november december""".split())
-
-
 #: Lowercase words a quoted title may hold ("Pride and Prejudice", "Set the Fire to the Third Bar").
 TITLE_WORDS = FUNCTION_WORDS | {"or", "nor", "into", "upon", "over", "under", "is", "are", "was", "not"}
 #: A capital letter of any alphabet ("É", "Ø", "Ł" as well as "A" to "Z"), for the name patterns.
@@ -62,8 +60,6 @@ def quoted_titles(text: str) -> list[str]:
 def candidate_names(text: str) -> list[str]:
     """The names the open extractor may use: capitalised runs without titles, dates or pronouns.
 
-    Examples
-    --------
     >>> candidate_names('Dr. Ann Lee founded Acme in March 2019. She wrote "War and Peace".')
     ['Ann Lee', 'Acme', 'War and Peace', 'War', 'Peace']
     """
@@ -78,8 +74,7 @@ def candidate_names(text: str) -> list[str]:
         runs = [n for i, r in enumerate(runs) for n in (*at.get(i, ()), r)]
     out: list[str] = []
     for n in runs:
-        words = [w for w in n.split() if w.lower().rstrip(".") not in CALENDAR]
-        n = " ".join(words)
+        n = " ".join(w for w in n.split() if w.lower().rstrip(".") not in CALENDAR)
         if n and is_name(n) and n.rstrip(".").lower() not in TITLES and n.lower() not in FUNCTION_WORDS \
                 and n not in out:
             out.append(n)
@@ -89,15 +84,13 @@ def candidate_names(text: str) -> list[str]:
 def normalize_name(name: str) -> str:
     """Tidy a surface form: collapse spaces, drop a leading "the", possessives and trailing punctuation.
 
-    Examples
-    --------
     >>> normalize_name("Kestrel Motors's"), normalize_name("The  Granite Bank.")
     ('Kestrel Motors', 'Granite Bank')
     """
     s = re.sub(r"\s+", " ", str(name)).strip()
     s = s.strip(" \t\"“”‘,;:()[]")
     s = re.sub(r"(?:['’]s|['’])$", "", s).strip()
-    s = re.sub(r"^(?:the)\s+", "", s, flags=re.IGNORECASE)
+    s = re.sub(r"^the\s+", "", s, flags=re.IGNORECASE)
     return s.rstrip(".").strip()
 
 
@@ -114,8 +107,6 @@ def whole_words(phrase: str) -> str:
 def find_mentions(text: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:
     """Where ``phrases`` occur as whole words: ``(start, end, phrase)`` in reading order, longest first.
 
-    Examples
-    --------
     >>> find_mentions("Kestrel Motors met Kestrel.", ["Kestrel", "Kestrel Motors"])
     [(0, 14, 'Kestrel Motors'), (19, 26, 'Kestrel')]
     """
@@ -147,8 +138,6 @@ def is_name(name: str) -> bool:
     """Whether ``name`` can name an entity: it has a capital or a digit, is no pronoun, and is not
     an organisation word alone ("University", "the Bank": part of a longer name, not a name).
 
-    Examples
-    --------
     >>> is_name("Lena Marsh"), is_name("she"), is_name("The University"), is_name("Trust Fund")
     (True, False, False, True)
     """
@@ -172,8 +161,6 @@ def common_openers(texts: Iterable[str]) -> frozenset[str]:
     """Words the texts capitalise only where a sentence starts, and also write in lowercase:
     common words, not names ("Chief executive Ann Lee said ..." beside "the chief of ...").
 
-    Examples
-    --------
     >>> sorted(common_openers(["Pilots at Acme voted. Acme pilots fly. Acme hired Tern.", "Tern flies."]))
     ['Pilots']
     """
@@ -260,8 +247,6 @@ def _word_before(text: str, end: int) -> int:
 def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
     """Runs of capitalised words in ``text`` (candidate names, with connectors), each followed by its parts.
 
-    Examples
-    --------
     >>> capitalised_names("Dr. Ann Lee joined the University of Caldermoor.")
     ['Ann Lee', 'University of Caldermoor', 'University', 'Caldermoor']
     """
@@ -300,32 +285,23 @@ _DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)")
 
 
 def resolve_descriptions(text: str) -> str:
-    """``text`` with each "the <noun>" that refers back to a name written as that name.
+    """``text`` with each "the <noun>" (not "the <noun> of") that refers back to a name written as that name.
 
-    A description is resolved when exactly one name of two or more words in ``text`` ends in that
-    noun ("the agency" -> "the Northmarch Heritage Agency") and is written before it; anything else
-    is left as it is (a name that does not end in its noun, "the university" for "University of
-    Caldermoor", too).
+    Resolved only when exactly one name of two or more words in ``text`` ends in that noun and is
+    written before it ("the university" is not "University of Caldermoor").
 
-    Examples
-    --------
     >>> resolve_descriptions("Osk Freight Agency opened in May. The agency has 40 staff.")
     'Osk Freight Agency opened in May. The Osk Freight Agency has 40 staff.'
-    >>> resolve_descriptions("Lisvik Bank lends to Osk. It is the bank of Osk.")   # "the bank of": no
-    'Lisvik Bank lends to Osk. It is the bank of Osk.'
     """
     heads: dict[str, set[str]] = {}
     for name in capitalised_names(text):
         if len(name.split()) >= 2:
             heads.setdefault(name.split()[-1].casefold(), set()).add(name)
-    out, last = [], 0
-    for m in _DESCRIPTION.finditer(text):
+
+    def resolve(m: re.Match) -> str:
         names = heads.get(m.group(2), set())
-        if len(names) != 1:
-            continue
-        name = next(iter(names))
-        first = text.find(name)
-        if 0 <= first < m.start():
-            out.append(f"{text[last:m.start()]}{m.group(1)} {name}")
-            last = m.end()
-    return "".join(out) + text[last:]
+        if len(names) == 1 and 0 <= text.find(name := next(iter(names))) < m.start():
+            return f"{m.group(1)} {name}"
+        return m.group(0)
+
+    return _DESCRIPTION.sub(resolve, text)
