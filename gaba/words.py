@@ -43,8 +43,6 @@ def strip_diacritics(word: str) -> str:
 def name_tokens(name: str) -> list[str]:
     """The content words of a name: folded, without diacritics, qualifiers, honorifics or connectors.
 
-    Examples
-    --------
     >>> name_tokens("Sir Henry Vane-Tempest (politician)")
     ['henry', 'vane', 'tempest']
     """
@@ -84,8 +82,6 @@ def _stem(word: str) -> str:
 def word_stems(text: str) -> list[str]:
     """The content words of a text as light stems: no stop words, endings dropped, cut to five letters.
 
-    Examples
-    --------
     >>> word_stems("Who is shipping batteries to the supplier?")
     ['ship', 'batte', 'suppl']
     """
