@@ -3,17 +3,13 @@
 Taught in chapter "Graph RAG and multi-hop reasoning", as the first part of the grounding rule
 (:func:`gaba.answer.check_grounding`): a citation is matched back to the facts that were given,
 never trusted.
-
-Examples
---------
->>> cited_facts("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic",
-...             [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")])
-[('Voltaic', 'COMPETES_WITH', 'Aurora')]
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+
+from rapidfuzz import fuzz
 
 from .graph import Fact, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
@@ -128,38 +124,26 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     one ``evidence`` sentence's facts, no fact joining the two, and takes every other word from that
     sentence restates it: it cites that sentence's facts that touch the entities it names.
 
-    Examples
-    --------
-    >>> cited_facts("Facts used: Voltaic competes with Aurora.\\nAnswer: Voltaic",
-    ...             [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")])
-    [('Voltaic', 'COMPETES_WITH', 'Aurora')]
     >>> cited_facts("Facts used: Ruth Amsel chairs the Brennock Group.\\nAnswer: Ruth Amsel",
     ...             [("Brennock Group", "chaired_by", "Ruth Amsel")])
     [('Brennock Group', 'chaired_by', 'Ruth Amsel')]
     """
-    from rapidfuzz import fuzz
-
     lines = _used_text(reply).casefold()
     used = " ".join(lines.split())
     if not used:
         return []
     sentences = re.split(r"(?<=[.;!?])\s+|\n", lines) if restated else []   # split once, not per fact
-    aliases = aliases or {}
+    aliases, evidence = aliases or {}, evidence or {}
     facts = sorted(set(facts))
     out = []
     for f in facts:
-        source = (evidence or {}).get(f, ())
-        if restated and _restated(f, sentences, aliases, source):
+        source = evidence.get(f, ())
+        copies = (" ".join(str(t).split()).casefold().rstrip(".") for t in (fact_sentence(f), *source))
+        # only a copy as long as (nearly) the whole fact may match: "Facts used: Voltaic" cites nothing
+        if (restated and _restated(f, sentences, aliases, source)) or any(
+                t and (t in used or (len(used) >= MIN_COPY_SHARE * len(t)
+                                     and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)) for t in copies):
             out.append(f)
-            continue
-        texts = [fact_sentence(f), *source]
-        for t in texts:
-            t = " ".join(str(t).split()).casefold().rstrip(".")
-            # only a copy as long as (nearly) the whole fact may match: "Facts used: Voltaic" cites nothing
-            if t and (t in used or (len(used) >= MIN_COPY_SHARE * len(t)
-                                    and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)):
-                out.append(f)
-                break
     if restated and evidence:
         out = sorted(set(out) | _source_restated(sentences, facts, evidence, aliases))
     return out
