@@ -89,8 +89,6 @@ def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
 
     Raises EntityNotFound for an unknown or empty name, suggesting the closest names.
 
-    Examples
-    --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph(); G.add_node("Kestrel Motors", aliases=["Kestrel"])
     >>> resolve_entity(G, "  KESTREL ")
