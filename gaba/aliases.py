@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -25,14 +25,11 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
 
     A name that begins (else ends) exactly one longer name is its alias; an ambiguous name, or one
     of only :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names
-    and the acronyms they define ("the Northern Health Authority (NHA)").
-    ``types`` (name -> entity type, as the extractor gave them) keep a place apart from a name of
-    another type: the town "Dunmere" is not a short form of the charity "Dunmere Trust", nor the
-    city "Washington" of a person. (Only place against the rest: a small model's other types are
+    and the acronyms they define ("the Northern Health Authority (NHA)"). ``types`` (name -> entity
+    type, as extracted) keep a place apart from a name of another type: the town "Dunmere" is no
+    short form of "Dunmere Trust". (Only place against the rest: a small model's other types are
     too unsteady to split on.)
 
-    Examples
-    --------
     >>> table = reconcile_entities(["Kestrel", "Kestrel Motors", "Voss", "Mara Voss", "Pacific"])
     >>> table["Kestrel"], table["Voss"], table["Pacific"]
     ('Kestrel Motors', 'Mara Voss', 'Pacific')
@@ -41,11 +38,11 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     docs = load_documents(documents) if documents is not None else []
     doc_names = [n for d in docs for n in capitalised_names(d["text"], extended_titles=extended_titles)]
     # display form of each normalised, case-folded name: the most frequent spelling
-    spellings: dict[str, Counter] = {}
-    for n in list(names) + doc_names:
+    spellings: dict[str, Counter] = defaultdict(Counter)
+    for n in names + doc_names:
         norm = normalize_name(n)
         if norm and is_name(norm):
-            spellings.setdefault(norm.lower(), Counter())[norm] += 1
+            spellings[norm.lower()][norm] += 1
     display = {k: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for k, c in spellings.items()}
     toks = {k: tuple(lower_words(k)) for k in display}
     # resolve longer names first, so a short name can follow a chain to its final canonical
@@ -108,12 +105,8 @@ _DEFINED_ACRONYM = re.compile(rf"({UPPER}[\w&'’-]*(?:\s+(?:[a-z]+\s+)?{UPPER}[
 def defined_acronyms(text: str) -> dict[str, str]:
     """Acronyms a text defines in brackets after a name whose capitalised words they abbreviate.
 
-    Examples
-    --------
-    >>> defined_acronyms("The Northern Health Authority (NHA) funds it. Ann Lee (AL) and Bo (XYZ).")
-    {'NHA': 'Northern Health Authority', 'AL': 'Ann Lee'}
-    >>> defined_acronyms("Östra Vårdförbundet (ÖV) runs it.")
-    {'ÖV': 'Östra Vårdförbundet'}
+    >>> defined_acronyms("The Northern Health Authority (NHA) funds Östra Vårdförbundet (ÖV). Bo Lee (XYZ) left.")
+    {'NHA': 'Northern Health Authority', 'ÖV': 'Östra Vårdförbundet'}
     """
     out: dict[str, str] = {}
     for m in _DEFINED_ACRONYM.finditer(text):
