@@ -1,14 +1,4 @@
-"""The linking index of a graph, used by the tiers of :func:`gaba.link.link_entities`.
-
-Examples
---------
->>> import networkx as nx
->>> G = nx.MultiDiGraph()
->>> G.add_node("Margaret of Henneberg", aliases=["Margaret"])
->>> idx = name_index(G)
->>> idx.surfaces[("margaret",)], idx.words["Margaret of Henneberg"]
-([('Margaret of Henneberg', 'alias')], ['margaret', 'henneberg'])
-"""
+"""The linking index of a graph, used by the tiers of :func:`gaba.link.link_entities`."""
 from __future__ import annotations
 
 import math
@@ -33,11 +23,11 @@ class NameIndex:
         self.names = names = sorted(str(n) for n in G.nodes)
         for node in names:
             for alias in node_aliases(G, node):
-                if phrase_key(alias):
-                    self._add(phrase_key(alias), node, "alias")
+                if key := phrase_key(alias):
+                    self._add(key, node, "alias")
         for node in names:
-            if phrase_key(node):
-                self._add(phrase_key(node), node, "exact")
+            if key := phrase_key(node):
+                self._add(key, node, "exact")
         self.words: dict[str, list[str]] = {}
         df: dict[str, int] = defaultdict(int)
         self.by_word: dict[str, set[str]] = defaultdict(set)
@@ -85,7 +75,15 @@ class NameIndex:
 
 
 def name_index(G) -> NameIndex:
-    """The :class:`NameIndex` of ``G``, rebuilt only when its number of nodes changes."""
+    """The :class:`NameIndex` of ``G``, rebuilt only when its number of nodes changes.
+
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_node("Margaret of Henneberg", aliases=["Margaret"])
+    >>> idx = name_index(G)
+    >>> idx.surfaces[("margaret",)], idx.words["Margaret of Henneberg"]
+    ([('Margaret of Henneberg', 'alias')], ['margaret', 'henneberg'])
+    """
     idx = per_graph(G, "name index", lambda: NameIndex(G))
     if idx.signature != G.number_of_nodes():       # O(1); counting edges is O(n)
         idx = per_graph(G, "name index", lambda: NameIndex(G), refresh=True)
