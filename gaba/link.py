@@ -46,7 +46,7 @@ many much more most less least""".split())
 _QWORDS = frozenset("""who whom whose which what when where why how is are was were do does did
 can could would should will has have had on in at for of by from according name list tell give
 find show if between among""".split())
-_CONNECTORS = frozenset("of the de la le von van der den di da del du des y and el al & i ii iii".split())
+_CONNECTORS = NAME_STOP | {"&", "i", "ii", "iii"}
 
 
 class LinkingCapped(UserWarning):
@@ -170,12 +170,10 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, report):
     scored = []
     free_pos = [j for j, _ in free]
     for node in cands:
-        best = None
-        for words in (idx.words[node], idx.heads.get(node)):
-            if words and len(words) >= 2:    # one-word names are the exact tier's (context rule)
-                got = _fuzzy_score(words, toks, idx, taken, maps, free_pos)
-                if got and (best is None or got[0] > best[0]):
-                    best = got
+        # one-word names are the exact tier's (context rule)
+        readings = [_fuzzy_score(words, toks, idx, taken, maps, free_pos)
+                    for words in (idx.words[node], idx.heads.get(node)) if words and len(words) >= 2]
+        best = max(filter(None, readings), key=lambda g: g[0], default=None)
         if best and best[0] >= threshold:
             scored.append((*best, node))
     out = []
@@ -252,8 +250,6 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
     one-word name needs a neighbour or relation in the question. Returns an empty :class:`Links`
     when nothing matches; raises ``ValueError`` for a bad question, method or threshold.
 
-    Examples
-    --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph()
     >>> G.add_edge("Aurora Cell Works", "Kestrel Motors", key="SUPPLIES_TO", relation="SUPPLIES_TO")
@@ -279,7 +275,7 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
     taken = [False] * len(toks)
     report = {"candidates": 0, "capped": False, "notes": []}
     found = _exact_tier(question, toks, idx, taken)
-    if method in ("fuzzy", "embedding", "full"):
+    if method != "exact":
         found += _fuzzy_tier(question, toks, idx, taken, fuzzy_threshold, max_candidates, report)
     if method in ("embedding", "full"):
         found += _embedding_tier(question, toks, idx, taken, embed_threshold, max_candidates, report)
