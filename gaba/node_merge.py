@@ -21,8 +21,6 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
     Names merge when their words are equal, one is the other before a comma title, or they share first
     and last word and reach ``threshold`` similarity. The longest name stays, the others become aliases.
 
-    Examples
-    --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph([("Free Guy", "Shawn Levy"), ("Shawn Levy (director)", "1968")])
     >>> merge_equivalent_nodes(G)[1]
@@ -34,6 +32,7 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
     names = sorted(str(n) for n in G.nodes)
     words = {n: name_tokens(n) for n in names}
     heads = {n: comma_head(n) for n in names}
+    numbers = {n: {w for w in words[n] if any(c.isdigit() for c in w)} for n in names}
     same_entity = nx.utils.UnionFind(names)
     by_last: dict[str, list[str]] = defaultdict(list)
     for n in names:
@@ -47,9 +46,7 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
             continue        # a very common last word: too many to compare safely
         for i, a in enumerate(group):
             for b in group[i + 1:]:
-                wa, wb, ha, hb = words[a], words[b], heads[a], heads[b]
-                na = {w for w in wa if any(c.isdigit() for c in w)}
-                nb = {w for w in wb if any(c.isdigit() for c in w)}
+                wa, wb, ha, hb, na, nb = words[a], words[b], heads[a], heads[b], numbers[a], numbers[b]
                 if na and nb and na != nb:
                     continue    # "16th Earl" and "17th Earl", "2nd" and "3rd Baronet": different people
                 if (wa == wb or (ha and ha == wb) or (hb and hb == wa)
