@@ -63,22 +63,16 @@ def candidate_names(text: str) -> list[str]:
     >>> candidate_names('Dr. Ann Lee founded Acme in March 2019. She wrote "War and Peace".')
     ['Ann Lee', 'Acme', 'War and Peace', 'War', 'Peace']
     """
-    titles = quoted_titles(text)
     runs = capitalised_names(text, extended_titles=True)
-    if titles:
-        at = {}
-        for t in titles:
-            first = capitalised_names(t, extended_titles=True)
-            if first and first[0] in runs:
-                at.setdefault(runs.index(first[0]), []).append(t)
-        runs = [n for i, r in enumerate(runs) for n in (*at.get(i, ()), r)]
-    out: list[str] = []
-    for n in runs:
-        n = " ".join(w for w in n.split() if w.lower().rstrip(".") not in CALENDAR)
-        if n and is_name(n) and n.rstrip(".").lower() not in TITLES and n.lower() not in FUNCTION_WORDS \
-                and n not in out:
-            out.append(n)
-    return out
+    at: dict[int, list[str]] = {}           # a quoted title goes before the run it starts with
+    for t in quoted_titles(text):
+        first = capitalised_names(t, extended_titles=True)
+        if first and first[0] in runs:
+            at.setdefault(runs.index(first[0]), []).append(t)
+    runs = [n for i, r in enumerate(runs) for n in (*at.get(i, ()), r)]
+    names = (" ".join(w for w in n.split() if w.lower().rstrip(".") not in CALENDAR) for n in runs)
+    return list(dict.fromkeys(n for n in names if n and is_name(n) and n.rstrip(".").lower() not in TITLES
+                              and n.lower() not in FUNCTION_WORDS))
 
 
 def normalize_name(name: str) -> str:
