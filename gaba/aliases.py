@@ -61,12 +61,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
         # "Kestrel Motors" is not a short form of "CEO of Kestrel Motors": no suffix into a connected name
         suffix = {canon[c] for c in longer if toks[c][-len(t):] == t
                   and not any(w in _CONNECTOR_WORDS for w in toks[c])}
-        if len(prefix) == 1:
-            canon[k] = prefix.pop()
-        elif not prefix and len(suffix) == 1:
-            canon[k] = suffix.pop()
-        else:
-            canon[k] = k
+        only = prefix or suffix                 # a prefix match first, else a suffix match
+        canon[k] = only.pop() if len(only) == 1 else k
     # "Judge Ann Lee of the Tarrow Court" is Ann Lee, when the model also names her on her own
     extracted = {normalize_name(n).lower() for n in names}
     named = {canon[e] for e in extracted if e in canon}      # entities the model named somewhere
