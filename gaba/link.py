@@ -135,7 +135,7 @@ def _fuzzy_score(words, toks, idx, taken, maps, free_pos):
     return cov * (0.85 + 0.15 * cov_span) * spelling, lo, hi
 
 
-def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, report):
+def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, links):
     """Names sharing two rare-enough words with the question, scored by coverage and spelling."""
     free = [(j, t) for j, (t, _, _) in enumerate(toks)
             if not taken[j] and t[0].isalnum() and t not in _QUESTION_STOP and t not in NAME_STOP]
@@ -160,12 +160,12 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, report):
     rare = max(20, len(idx.names) // 100)
     cands = sorted(n for n, ws in shared.items()
                    if len(ws) >= 2 and any(len(idx.by_word[w]) <= rare for w in ws))
-    report["candidates"] += len(cands)
+    links.candidates += len(cands)
     if len(cands) > max_candidates:
         cands.sort(key=lambda n: (-sum(idx.weight[w] for w in shared[n]), n))
-        report["notes"].append(f"fuzzy tier: {len(cands)} candidate nodes share words with the "
-                               f"question; only the best {max_candidates} were scored")
-        report["capped"] = True
+        links.notes.append(f"fuzzy tier: {len(cands)} candidate nodes share words with the "
+                           f"question; only the best {max_candidates} were scored")
+        links.capped = True
         cands = cands[:max_candidates]
     scored = []
     free_pos = [j for j, _ in free]
@@ -216,7 +216,7 @@ def _phrases(question, toks, taken):
     return out
 
 
-def _embedding_tier(question, toks, idx, taken, threshold, max_candidates, report):
+def _embedding_tier(question, toks, idx, taken, threshold, max_candidates, links):
     """Name-like phrases against node-name embeddings, above ``threshold`` cosine."""
     phrases = [p for p in _phrases(question, toks, taken) if len(p[2]) >= 3]
     if not phrases:
@@ -227,13 +227,13 @@ def _embedding_tier(question, toks, idx, taken, threshold, max_candidates, repor
     for (lo, hi, text), q in zip(phrases, Q):
         sims = V @ q
         above = np.flatnonzero(sims >= threshold)
-        report["candidates"] += int(above.size)
+        links.candidates += int(above.size)
         if above.size == 0:
             continue
         if above.size > max_candidates:
-            report["capped"] = True
-            report["notes"].append(f"embedding tier: {above.size} nodes are within the threshold of "
-                                   f"{text!r}; only the best {max_candidates} were considered")
+            links.capped = True
+            links.notes.append(f"embedding tier: {above.size} nodes are within the threshold of "
+                               f"{text!r}; only the best {max_candidates} were considered")
         best = int(above[np.argmax(sims[above])])
         out.append((lo, hi, Match(idx.names[best], text, "embedding", round(float(sims[best]), 3))))
         for j in range(lo, hi):
@@ -273,29 +273,29 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
     idx = name_index(G)
     toks = token_spans(question)
     taken = [False] * len(toks)
-    report = {"candidates": 0, "capped": False, "notes": []}
+    links = Links()                                     # the tiers add their counts and notes
     found = _exact_tier(question, toks, idx, taken)
     if method != "exact":
-        found += _fuzzy_tier(question, toks, idx, taken, fuzzy_threshold, max_candidates, report)
+        found += _fuzzy_tier(question, toks, idx, taken, fuzzy_threshold, max_candidates, links)
     if method in ("embedding", "full"):
-        found += _embedding_tier(question, toks, idx, taken, embed_threshold, max_candidates, report)
+        found += _embedding_tier(question, toks, idx, taken, embed_threshold, max_candidates, links)
     firm = {m.name for _, _, m in found if not _one_word_needs_context(m.surface)}
     first: dict[str, Match] = {}                         # each node once, at its first mention
     for _, _, m in sorted(found, key=lambda x: x[0]):
         if m.method in ("exact", "alias") and _one_word_needs_context(m.surface) \
                 and not _has_context(idx, m.name, question, firm - {m.name}):
-            report["notes"].append(f"{m.surface!r} could be the entity {m.name!r} or an ordinary "
-                                   "word; not linked (the question names none of its neighbours "
-                                   "or relations)")
+            links.notes.append(f"{m.surface!r} could be the entity {m.name!r} or an ordinary "
+                               "word; not linked (the question names none of its neighbours or relations)")
             continue
         first.setdefault(m.name, m)
     unique = list(first.values())
     if len(unique) > max_candidates:
-        report["capped"] = True
-        report["notes"].append(f"{len(unique)} entities matched; kept the {max_candidates} "
-                               "best-scoring (longest first among exact matches)")
+        links.capped = True
+        links.notes.append(f"{len(unique)} entities matched; kept the {max_candidates} "
+                           "best-scoring (longest first among exact matches)")
         best = sorted(unique, key=lambda m: (-m.score, -len(m.surface), m.name))[:max_candidates]
         unique = [m for m in unique if m in best]       # in question order; names are distinct
-    if report["capped"]:
-        warnings.warn("; ".join(n for n in report["notes"] if "best" in n), LinkingCapped, stacklevel=2)
-    return Links(unique, candidates=report["candidates"], capped=report["capped"], notes=report["notes"])
+    if links.capped:
+        warnings.warn("; ".join(n for n in links.notes if "best" in n), LinkingCapped, stacklevel=2)
+    links.extend(unique)
+    return links
