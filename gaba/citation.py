@@ -60,6 +60,16 @@ def _strike(text: str, patterns: Sequence[str]) -> str | None:
     return None if hit is None else text[:hit.start()] + " " + text[hit.end():]
 
 
+def _strike_all(text: str, ends: Iterable[tuple[str, Sequence[str]]]) -> tuple[str, list[str]]:
+    """``text`` with each ``(name, patterns)`` of ``ends`` it contains blanked out in turn, and those names."""
+    named = []
+    for name, patterns in ends:
+        if (struck := _strike(text, patterns)) is not None:
+            text = struck
+            named.append(name)
+    return text, named
+
+
 def _said_in(text: str, said: set[str]) -> bool:
     """Whether ``text`` has content words and each shares a stem with a word of ``said``."""
     words = _content_words(text)
@@ -72,18 +82,12 @@ def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[
     or names both ends and takes every other word it has from a ``source`` sentence of ``f``."""
     rel = _content_words(f[1])
     said = {w for s in source for w in _content_words(str(s))}
-    ends = [_name_patterns(end, aliases) for end in (f[0], f[2])]   # built once per fact
+    ends = [(end, _name_patterns(end, aliases)) for end in (f[0], f[2])]   # built once per fact
     for sentence in sentences:
-        rest = sentence
-        for patterns in ends:
-            rest = _strike(rest, patterns)
-            if rest is None:
-                break
-        else:
-            if any(_stem_match(r, w) for r in rel for w in re.findall(r"[^\W\d_]+", rest)):
-                return True
-            if _said_in(rest, said):
-                return True
+        rest, named = _strike_all(sentence, ends)
+        if len(named) == 2 and (any(_stem_match(r, w) for r in rel for w in re.findall(r"[^\W\d_]+", rest))
+                                or _said_in(rest, said)):
+            return True
     return False
 
 
@@ -100,13 +104,9 @@ def _source_restated(sentences: Sequence[str], facts: Sequence[Fact], evidence: 
     out: set[Fact] = set()
     for source, fs in by_source.items():
         said = set(_content_words(source))
-        ends = sorted({n for f in fs for n in (f[0], f[2])}, key=len, reverse=True)
+        ends = [(n, patterns[n]) for n in sorted({n for f in fs for n in (f[0], f[2])}, key=len, reverse=True)]
         for sentence in sentences:
-            rest, named = sentence, set()
-            for n in ends:
-                if (struck := _strike(rest, patterns[n])) is not None:
-                    named.add(n)
-                    rest = struck
+            rest, named = _strike_all(sentence, ends)
             if (len(named) >= 2 and _said_in(rest, said)
                     and not any(f[0] in named and f[2] in named for f in fs)):
                 out.update(f for f in fs if f[0] in named or f[2] in named)
