@@ -97,19 +97,16 @@ def _has_context(idx: NameIndex, node: str, question: str, others: set[str]) -> 
 
 def _exact_tier(question, toks, idx, taken):
     """Names and aliases as whole phrases, longest first."""
-    n = len(toks)
+    words = [t for t, _, _ in toks]
+    n = len(words)
     spans = [(L, i) for i in range(n) for L in range(min(idx.max_len, n - i), 0, -1)
-             if tuple(t for t, _, _ in toks[i:i + L]) in idx.surfaces]
+             if tuple(words[i:i + L]) in idx.surfaces]
     found = []
     for L, i in sorted(spans, key=lambda x: (-x[0], x[1])):
-        if any(taken[i:i + L]):
-            continue
-        key = tuple(t for t, _, _ in toks[i:i + L])
-        surface = question[toks[i][1]:toks[i + L - 1][2]]
-        for node, kind in idx.surfaces[key][:1]:
-            found.append((i, i + L, Match(node, surface, kind, 1.0)))
-        for j in range(i, i + L):
-            taken[j] = True
+        if not any(taken[i:i + L]):
+            for node, kind in idx.surfaces[tuple(words[i:i + L])][:1]:
+                found.append((i, i + L, Match(node, question[toks[i][1]:toks[i + L - 1][2]], kind, 1.0)))
+            taken[i:i + L] = [True] * L
     return found
 
 
@@ -186,8 +183,7 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, links):
         surface = question[toks[lo][1]:toks[hi][2]]
         out.append((lo, hi + 1, Match(node, surface, "fuzzy", round(score, 3))))
     for lo, hi, _ in claimed:
-        for j in range(lo, hi + 1):
-            taken[j] = True
+        taken[lo:hi + 1] = [True] * (hi + 1 - lo)
     return out
 
 
@@ -236,8 +232,7 @@ def _embedding_tier(question, toks, idx, taken, threshold, max_candidates, links
                                f"{text!r}; only the best {max_candidates} were considered")
         best = int(above[np.argmax(sims[above])])
         out.append((lo, hi, Match(idx.names[best], text, "embedding", round(float(sims[best]), 3))))
-        for j in range(lo, hi):
-            taken[j] = True
+        taken[lo:hi] = [True] * (hi - lo)
     return out
 
 
