@@ -5,6 +5,7 @@ Taught in chapter "Retrieval that stays sharp at scale".
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import combinations
 
 import networkx as nx
 from rapidfuzz import fuzz
@@ -44,15 +45,14 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
         group = sorted(set(group))
         if len(group) > 50:
             continue        # a very common last word: too many to compare safely
-        for i, a in enumerate(group):
-            for b in group[i + 1:]:
-                wa, wb, ha, hb, na, nb = words[a], words[b], heads[a], heads[b], numbers[a], numbers[b]
-                if na and nb and na != nb:
-                    continue    # "16th Earl" and "17th Earl", "2nd" and "3rd Baronet": different people
-                if (wa == wb or (ha and ha == wb) or (hb and hb == wa)
-                        or (len(wa) >= 2 and len(wb) >= 2 and wa[0] == wb[0]
-                            and fuzz.token_sort_ratio(" ".join(wa), " ".join(wb)) >= 100 * threshold)):
-                    same_entity.union(a, b)
+        for a, b in combinations(group, 2):
+            wa, wb, ha, hb, na, nb = words[a], words[b], heads[a], heads[b], numbers[a], numbers[b]
+            if na and nb and na != nb:
+                continue    # "16th Earl" and "17th Earl", "2nd" and "3rd Baronet": different people
+            if (wa == wb or (ha and ha == wb) or (hb and hb == wa)
+                    or (len(wa) >= 2 and len(wb) >= 2 and wa[0] == wb[0]
+                        and fuzz.token_sort_ratio(" ".join(wa), " ".join(wb)) >= 100 * threshold)):
+                same_entity.union(a, b)
     mapping = {}
     for members in same_entity.to_sets():
         target = max(members, key=lambda m: (len(m), m))
