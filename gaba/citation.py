@@ -36,6 +36,14 @@ def _used_text(reply: str) -> str:
     return tail[:ends[-1].start()] if ends else tail
 
 
+def _copied(text: str, used: str) -> bool:
+    """Whether ``text`` was copied into ``used``, small edits allowed. Only a copy as long as (nearly)
+    the whole text counts: "Facts used: Voltaic" cites nothing."""
+    t = " ".join(str(text).split()).casefold().rstrip(".")
+    return bool(t) and (t in used or (len(used) >= MIN_COPY_SHARE * len(t)
+                                      and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY))
+
+
 def _stem_match(a: str, b: str) -> bool:
     """Whether two words share a stem: a common beginning of 5 letters, or of all but one letter of
     the shorter word (at least 3): "chair" in "chaired" and "chairperson", "owns" and "owner"."""
@@ -135,15 +143,8 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     sentences = re.split(r"(?<=[.;!?])\s+|\n", lines) if restated else []   # split once, not per fact
     aliases, evidence = aliases or {}, evidence or {}
     facts = sorted(set(facts))
-    out = []
-    for f in facts:
-        source = evidence.get(f, ())
-        copies = (" ".join(str(t).split()).casefold().rstrip(".") for t in (fact_sentence(f), *source))
-        # only a copy as long as (nearly) the whole fact may match: "Facts used: Voltaic" cites nothing
-        if (restated and _restated(f, sentences, aliases, source)) or any(
-                t and (t in used or (len(used) >= MIN_COPY_SHARE * len(t)
-                                     and fuzz.partial_ratio(t, used) >= CITATION_SIMILARITY)) for t in copies):
-            out.append(f)
+    out = [f for f in facts if (restated and _restated(f, sentences, aliases, evidence.get(f, ())))
+           or any(_copied(t, used) for t in (fact_sentence(f), *evidence.get(f, ())))]
     if restated and evidence:
         out = sorted(set(out) | _source_restated(sentences, facts, evidence, aliases))
     return out
