@@ -188,7 +188,8 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, links):
 
 
 def _phrases(question, toks, taken):
-    """Name-like phrases left in the question: capitalised runs (with connectors) and quotes."""
+    """Name-like phrases left in the question: runs of capitalised words and numbers, joined by
+    connectors and by ``: - ' ,``."""
     out = []
     j, n = 0, len(toks)
     while j < n:
