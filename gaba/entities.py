@@ -102,14 +102,13 @@ def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
     if not isinstance(name, str) or not name.strip():
         raise EntityNotFound(f"{name!r} is not a name; pass a non-empty string.")
     keys = dict.fromkeys((name_key(name), name_key(" ".join(name.split()))))
-    for refresh in (False, True):           # a miss rebuilds the table: the graph may have changed
+    # a miss rebuilds the table: the graph may have changed (a store keeps its own table)
+    for refresh in ((False,) if store else (False, True)):
         table = name_table(G, refresh=refresh)
         for key in keys:
             hit = table.get(key)
             if hit is not None and (store or hit in G):
                 return hit
-        if store:
-            break
     raise EntityNotFound(f"No {noun} called {name!r} in this graph. "
                          f"Did you mean: {', '.join(repr(s) for s in suggest(G, name))}?")
 
