@@ -1,7 +1,5 @@
-"""Measuring answers honestly: cases, repeated trials, rates with their intervals.
-
-Taught in chapter "Measuring graph against flat". Retrieval-only measures are in :mod:`gaba.retrieval_eval`.
-"""
+"""Measuring answers honestly: cases, repeated trials, rates with their intervals (chapter
+"Measuring graph against flat"; retrieval-only measures are in :mod:`gaba.retrieval_eval`)."""
 from __future__ import annotations
 
 import inspect
@@ -63,21 +61,11 @@ def score_answer(answer: str, case: Case, *, abstained: bool) -> bool:
 
 
 def _accepts_temperature(fn: Callable) -> bool:
-    """Whether ``fn`` takes a ``temperature`` keyword."""
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return False
     return any(p.name == "temperature" or p.kind is p.VAR_KEYWORD for p in params)
-
-
-def _split_output(out: Any) -> tuple[str, Any]:
-    """A system returns an answer, or ``(answer, context)`` like ``graph_rag`` and ``flat_rag``."""
-    if isinstance(out, str):
-        return out, None
-    if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], str):
-        return out[0], out[1]
-    raise TypeError(f"a system must return a string or (answer, context), got {type(out).__name__}")
 
 
 def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=None,
@@ -134,8 +122,8 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
     cases = list(cases)
     if not cases:
         raise ValueError("run_eval needs at least one Case.")
-    if not all(isinstance(c, Case) for c in cases):
-        bad = next(c for c in cases if not isinstance(c, Case))
+    bad = next((c for c in cases if not isinstance(c, Case)), None)
+    if bad is not None:
         raise TypeError(f"run_eval takes Case objects, got {type(bad).__name__}: {bad!r}")
     if not systems:
         raise ValueError("run_eval needs at least one system (a dict of name -> callable).")
@@ -167,7 +155,12 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
         try:
             out = fn(case.question, seed, temperature=temperature) if takes_t[name] \
                 else fn(case.question, seed)
-            answer, context = _split_output(out)
+            # an answer, or (answer, context) like graph_rag and flat_rag
+            if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], str):
+                out, context = out
+            if not isinstance(out, str):
+                raise TypeError(f"a system must return a string or (answer, context), got {type(out).__name__}")
+            answer = out
         except Exception as exc:  # noqa: BLE001 - recorded or re-raised with context
             if on_error == "raise":
                 raise type(exc)(f"system {name!r} failed on case {cid} "
@@ -309,12 +302,8 @@ def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
 
 
 def context_tokens(text: Any) -> int:
-    """Approximate model tokens in a context: words x 1.3, rounded down (no tokenizer).
+    """Approximate model tokens in a context (a string, passages or fact triples): words x 1.3, rounded down.
 
-    ``text``: a string, a list of passages, or fact triples.
-
-    Examples
-    --------
     >>> context_tokens([("Aurora Cell Works", "SUPPLIES_TO", "Kestrel Motors")])
     7
     """

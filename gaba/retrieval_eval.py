@@ -1,7 +1,5 @@
-"""Retrieval-only measures: did a retriever hand over the evidence, and at what context size.
-
-Taught in chapter "Measuring graph against flat". No model call, so they run at any corpus size.
-"""
+"""Retrieval-only measures: did a retriever hand over the evidence, and at what context size
+(chapter "Measuring graph against flat"). No model call, so they run at any corpus size."""
 from __future__ import annotations
 
 import itertools
@@ -26,7 +24,7 @@ __all__ = ["evidence_recall", "take_within_budget", "context_evidence", "budget_
 
 
 def _norm(item: Any) -> Any:
-    """Strings case-folded with whitespace collapsed, also inside tuples and lists."""
+    """Case-folded, whitespace collapsed, also inside tuples and lists."""
     if isinstance(item, str):
         return " ".join(item.casefold().split())
     if isinstance(item, (tuple, list)):
@@ -108,7 +106,6 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
         order = cosine_top_k(np.asarray(qv), matrix, len(pool))
         units = [(pool[i][0], j, s) for i in order for j, s in enumerate(sentences[pool[i]])]
         t_flat = time.perf_counter() - t0
-        gold_sf = [(t, j) for t, j in ex.supporting_facts]
         t0 = time.perf_counter()
         entities = find_entities(ex.question, G)
         facts = hop_ordered_facts(G, entities, hops)
@@ -121,7 +118,8 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
         for b in budgets:
             kept = take_within_budget(units, b, size=lambda u: context_tokens(u[2]))
             got = {(t, j) for t, j, _ in kept} | {(t, None) for t, _, _ in kept}
-            recall = evidence_recall([f"{t}\x00{j}" for t, j in got], [f"{t}\x00{j}" for t, j in gold_sf])
+            recall = evidence_recall([f"{t}\x00{j}" for t, j in got],
+                                     [f"{t}\x00{j}" for t, j in ex.supporting_facts])
             rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": "flat",
                          "recall": recall, "all_evidence": recall == 1.0, "linked": None,
                          "context_tokens": sum(context_tokens(u[2]) for u in kept),

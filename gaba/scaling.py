@@ -4,7 +4,7 @@ from __future__ import annotations
 import statistics
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -40,6 +40,10 @@ LABELS = {"size": "documents in the corpus", "rate": "questions with both facts 
 TITLES = {"rate": "Evidence recall (95% intervals)", "words": "Context handed to the model"}
 
 
+def _words(texts: Iterable[str]) -> int:
+    return sum(len(t.split()) for t in texts)
+
+
 def hop_ordered_facts(G, entities, hops: int) -> list[tuple[str, str, str]]:
     """The facts within ``hops`` of ``entities``, hop 1 first, sorted within a hop: a question-blind order."""
     return [f for layer in gather_facts_by_hop(G, entities, hops) for f in sorted(layer)] if entities else []
@@ -73,7 +77,6 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
     largest = generator(sizes[-1], n_questions=n_questions, seed=seed)
     texts = {d["id"]: d["text"] for d in largest.documents}
     vectors = dict(zip(texts, embed(list(texts.values()), kind="passage"))) if flat else {}
-    words = lambda items: sum(len(t.split()) for t in items)  # noqa: E731
     rows = []
     for n in tqdm(sizes, desc="corpus sizes", unit="size", disable=not progress):
         corpus = largest if n == sizes[-1] else generator(n, n_questions=n_questions, seed=seed)
@@ -90,7 +93,7 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
                 top = [ids[i] for i in np.argsort(-(M @ qv), kind="stable")[:k]]
                 ms = 1000 * (time.perf_counter() - t0)
                 rows.append({**base, "system": "flat top-k", "both_facts": set(q.doc_ids) <= set(top),
-                             "facts": None, "words": words(texts[i] for i in top), "ms": ms})
+                             "facts": None, "words": _words(texts[i] for i in top), "ms": ms})
             gold = {t.fact for t in q.facts}
             t0 = time.perf_counter()
             entities = find_entities(q.question, G)
@@ -107,7 +110,7 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
                 measured.append(("2-hop, ranked N" + ("" if m == method else f" ({m})"), ranked, rank_ms))
             for system, kept, t in measured:
                 rows.append({**base, "system": system, "both_facts": gold <= set(kept),
-                             "facts": len(kept), "words": words(fact_sentence(f) for f in kept), "ms": t})
+                             "facts": len(kept), "words": _words(fact_sentence(f) for f in kept), "ms": t})
     df = pd.DataFrame(rows)
     categories = list(SYSTEMS) + [f"2-hop, ranked N ({m})" for m in others]
     df["system"] = pd.Categorical(df["system"], categories=categories, ordered=True)
@@ -116,13 +119,13 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
 
 def summarize_scaling(df):
     """Per size and system: both-facts rate with Wilson 95% interval, median facts and words, mean ms."""
-    by = ["size", "system"]
+    by, budget = ["size", "system"], ["budget"] if "budget" in df else []
     rates = _rate_table(df.assign(case=df["question"]), by, "both_facts", "trial")
     extra = df.groupby(by, observed=True, sort=True).agg(
-        **({"budget": ("budget", "first")} if "budget" in df else {}),
+        **{c: (c, "first") for c in budget},
         facts=("facts", "median"), words=("words", "median"), ms=("ms", "mean")).reset_index()
     out = rates.merge(extra, on=by).astype({"size": int, "system": str})
-    return out[[*by, *(["budget"] if "budget" in df else []), "n", "rate", "low", "high", "facts", "words", "ms"]]
+    return out[[*by, *budget, "n", "rate", "low", "high", "facts", "words", "ms"]]
 
 
 def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "words"),
@@ -174,8 +177,8 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
             ax.set_ylim(-0.03, 1.05)
         ax.set_xlabel(LABELS.get(x, x) if xlabel is None else xlabel)
         ax.set_ylabel(LABELS.get(col, col) if ylabel is None else ylabel)
-        if TITLES.get(col) if title is None else title:
-            ax.set_title(TITLES[col] if title is None else title)
+        if (heading := TITLES.get(col) if title is None else title):
+            ax.set_title(heading)
         if i == 0 and names:
             ax.legend(fontsize=8)
         ax.grid(alpha=0.3, which="both")
@@ -215,7 +218,7 @@ def linking_recall(examples: Sequence, *, hops: int = 2) -> list[dict]:
             none += not entities
             ok += gold <= facts
             facts_n.append(len(facts))
-            words_n.append(sum(len(fact_sentence(f).split()) for f in facts))
+            words_n.append(_words(fact_sentence(f) for f in facts))
         low, high = wilson_interval(ok, len(examples))
         rows.append({"system": name, "n": len(examples), "all_evidence": ok / len(examples),
                      "low": low, "high": high, "no_entity": none / len(examples),
