@@ -1,10 +1,8 @@
-"""Self-checks for the book's two labs, in the manner of a course autograder.
-
-Taught in the Build lab and the Evaluate lab. Each checker reads what the reader built (no model
-call) and returns a :class:`LabReport`: every check ticked or crossed, with a hint.
-"""
+"""Self-checks for the Build lab and the Evaluate lab, in the manner of a course autograder: each
+checker reads what the reader built (no model call) and returns a :class:`LabReport`."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import math
@@ -85,21 +83,17 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
     """
     import networkx as nx
 
-    checks: list[Check] = []
-    one, two = answers_by_hops.get(1, ""), answers_by_hops.get(2, "")
-    ok = not _mentions(one, supplier_answer) and _mentions(two, supplier_answer)
-    hint = ""
-    if _mentions(one, supplier_answer):
-        hint = (f"the hops=1 answer already names {supplier_answer}: one hop from Kestrel Motors reaches "
-                "Aurora but not Aurora's competitor - did you pass hops=1?")
-    elif not _mentions(two, supplier_answer):
-        hint = (f"the hops=2 answer does not name {supplier_answer}; print the facts graph_rag "
-                "returned: if the COMPETES_WITH edge is there, the answering call failed, not retrieval")
-    checks.append(Check("one hop fails and two hops answer the supplier-competitor question", ok, hint))
+    one, two = (_mentions(answers_by_hops.get(h, ""), supplier_answer) for h in (1, 2))
+    hint = (f"the hops=1 answer already names {supplier_answer}: one hop from Kestrel Motors reaches "
+            "Aurora but not Aurora's competitor - did you pass hops=1?" if one else
+            f"the hops=2 answer does not name {supplier_answer}; print the facts graph_rag "
+            "returned: if the COMPETES_WITH edge is there, the answering call failed, not retrieval"
+            if not two else "")
+    checks = [Check("one hop fails and two hops answer the supplier-competitor question",
+                    not one and two, hint)]
 
-    shipped = load_documents()
     untouched = (corpus_path is None or Path(corpus_path).resolve() != Path(NEWS_PATH).resolve()) \
-        and all(d["id"] != new_doc_id for d in shipped)
+        and all(d["id"] != new_doc_id for d in load_documents())
     checks.append(Check("the shipped corpus is untouched (the lab works on a copy)", untouched,
                         "" if untouched else "write your new document into a copy of the corpus "
                         "(e.g. in a temporary folder), never into assets/data/kg/news_snippets.json"))
@@ -117,22 +111,18 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
                         "Try plainer sentences ('X supplies Y', 'X acquired Y')."))
 
     start, end = chain
-    length, path = None, []
-    if start in graph and end in graph:
-        try:
+    missing, path = [n for n in (start, end) if n not in graph], []
+    if not missing:
+        with contextlib.suppress(nx.NetworkXNoPath):
             path = nx.shortest_path(graph.to_undirected(as_view=True), start, end)
-            length = len(path) - 1
-        except nx.NetworkXNoPath:
-            length = None
+    length = len(path) - 1 if path else None
     if length == 3:
         hint = ""
-    elif length is None:
-        missing = [n for n in (start, end) if n not in graph]
-        hint = (f"{missing} not in the graph" if missing else
-                f"{start!r} and {end!r} are not connected in the rebuilt graph")
+    elif length is not None:
+        hint = f"your new document creates a chain of length {length}, not 3: the path is {' -> '.join(path)}"
     else:
-        hint = (f"your new document creates a chain of length {length}, not 3: the path is "
-                f"{' -> '.join(path)}")
+        hint = f"{missing} not in the graph" if missing else \
+            f"{start!r} and {end!r} are not connected in the rebuilt graph"
     checks.append(Check("the chain question needs exactly three hops", length == 3, hint))
 
     uses_new = any(d.get("doc_id") == new_doc_id for u, v in zip(path, path[1:])     # either direction
@@ -141,15 +131,11 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
                         "" if uses_new else "the shortest path does not use any edge from your new "
                         "document, so the document did not create the chain"))
 
-    a1, a2, a3 = (chain_answers.get(h, "") for h in (1, 2, 3))
-    only3 = _mentions(a3, end) and not _mentions(a1, end) and not _mentions(a2, end)
-    if only3:
-        hint = ""
-    elif not _mentions(a3, end):
-        hint = f"the hops=3 answer does not name {end!r}; check the facts it was given"
-    else:
-        hint = (f"a shallower traversal already names {end!r}: the chain is shorter than you think, "
-                "or the answer is guessed (check that hops=1/2 facts do not contain it)")
+    a1, a2, a3 = (_mentions(chain_answers.get(h, ""), end) for h in (1, 2, 3))
+    only3 = a3 and not a1 and not a2
+    hint = ("" if only3 else f"the hops=3 answer does not name {end!r}; check the facts it was given"
+            if not a3 else f"a shallower traversal already names {end!r}: the chain is shorter than you "
+            "think, or the answer is guessed (check that hops=1/2 facts do not contain it)")
     checks.append(Check("only hops=3 answers the chain question", only3, hint))
 
     checks.append(_check_tradeoff(tradeoff))
@@ -239,19 +225,17 @@ def check_evaluate_lab(cases, results, *, graph, rates=None, min_trials: int = 3
     return LabReport("Evaluate lab", checks)
 
 
-def _read_rates(rates) -> dict:
-    if isinstance(rates, Mapping):
-        return dict(rates)
-    out = {}
-    for _, r in rates.iterrows():
-        key = "answer" if str(r["measure"]).startswith("answer") else "abstain"
-        out[f"{key}_rate"], out[f"{key}_n"] = float(r["rate"]), int(r["n"])
-        out[f"{key}_ci"] = (float(r["low"]), float(r["high"]))
-    return out
-
-
 def _check_rates(results, rates) -> list[Check]:
-    r = _read_rates(rates)
+    """``rates``: a dict of ``answer_rate``, ``answer_n``, ``answer_ci``, ``abstain_...``, or
+    :func:`gaba.evaluate.answer_abstain_rates`'s table."""
+    if isinstance(rates, Mapping):
+        r = dict(rates)
+    else:
+        r = {}
+        for _, row in rates.iterrows():
+            key = "answer" if str(row["measure"]).startswith("answer") else "abstain"
+            r[f"{key}_rate"], r[f"{key}_n"] = float(row["rate"]), int(row["n"])
+            r[f"{key}_ci"] = (float(row["low"]), float(row["high"]))
     answerable, abstained = results["answerable"].astype(bool), results["abstained"].astype(bool)
     checks = []
     for label, key, hit, among in [("answer rate (over answerable trials only)", "answer", ~abstained, answerable),
