@@ -1,8 +1,5 @@
-"""The hop explorer: pick an entity, expand hop by hop, see which facts the traversal gathers.
-
-Taught in chapter "Graph RAG and multi-hop reasoning". Live in a notebook (``anywidget``) or as
-self-contained HTML in the static book.
-"""
+"""The hop explorer of chapter "Graph RAG and multi-hop reasoning": pick an entity, expand hop by
+hop, see which facts the traversal gathers. Live in a notebook (``anywidget``) or as HTML in the book."""
 from __future__ import annotations
 
 import functools
@@ -21,14 +18,13 @@ _CSS = (_STATIC / "hop_explorer.css").read_text(encoding="utf-8")
 
 
 #: Escapes that keep embedded JSON from ending ``<script>`` or breaking a JavaScript string.
-_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
-                   "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 def _script_json(data: Any) -> str:
     """JSON safe inside ``<script type="application/json">``; ``JSON.parse`` restores the exact text."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
-    return "".join(_SCRIPT_ESCAPES.get(ch, ch) for ch in text)
+    return json.dumps(data, ensure_ascii=False, sort_keys=True).translate(_SCRIPT_ESCAPES)
 
 
 def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: int = 3,
