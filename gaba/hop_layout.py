@@ -37,13 +37,12 @@ def _place_labels(nodes: list[dict], width: int, height: int, *, char_w: float =
             (x + r + 4, y + 4, "start", (x + r + 3, y - line_h / 2, x + r + 4 + w, y + line_h / 2)),
             (x - r - 4, y + 4, "end", (x - r - 4 - w, y - line_h / 2, x - r - 3, y + line_h / 2)),
         ]
-        best, best_cost = None, None
-        for i, (lx, ly, anchor, box) in enumerate(options):
+        def cost(i: int) -> float:
+            box = options[i][3]
             outside = max(0, -box[0]) + max(0, box[2] - width) + max(0, -box[1]) + max(0, box[3] - height)
-            cost = sum(overlap(box, b) for b in boxes) + outside * 50 + i * 0.5
-            if best_cost is None or cost < best_cost:
-                best, best_cost = (lx, ly, anchor, box), cost
-        lx, ly, anchor, box = best
+            return sum(overlap(box, b) for b in boxes) + outside * 50 + i * 0.5
+
+        lx, ly, anchor, box = options[min(range(len(options)), key=cost)]   # the first of equal costs
         n.update(lx=round(lx, 1), ly=round(ly, 1), anchor=anchor)
         boxes.append(box)
 
