@@ -118,19 +118,16 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
         for b in budgets:
             kept = take_within_budget(units, b, size=lambda u: context_tokens(u[2]))
             got = {(t, j) for t, j, _ in kept} | {(t, None) for t, _, _ in kept}
-            recall = evidence_recall([f"{t}\x00{j}" for t, j in got],
-                                     [f"{t}\x00{j}" for t, j in ex.supporting_facts])
-            rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": "flat",
-                         "recall": recall, "all_evidence": recall == 1.0, "linked": None,
-                         "context_tokens": sum(context_tokens(u[2]) for u in kept),
-                         "seconds": t_flat})
+            measured = [("flat", evidence_recall([f"{t}\x00{j}" for t, j in got],
+                                                 [f"{t}\x00{j}" for t, j in ex.supporting_facts]),
+                         None, sum(context_tokens(u[2]) for u in kept), t_flat)]
             for name, (rendered, seconds) in orders.items():
                 kept_f = take_within_budget(rendered, b, size=lambda r: context_tokens(r[1]))
-                recall = evidence_recall([f for f, _ in kept_f], ex.evidence_triples)
-                rows.append({"example": ex.id, "kind": ex.kind, "budget": b, "method": name,
-                             "recall": recall, "all_evidence": recall == 1.0, "linked": bool(entities),
-                             "context_tokens": sum(context_tokens(r) for _, r in kept_f),
-                             "seconds": seconds})
+                measured.append((name, evidence_recall([f for f, _ in kept_f], ex.evidence_triples),
+                                 bool(entities), sum(context_tokens(r) for _, r in kept_f), seconds))
+            rows += [{"example": ex.id, "kind": ex.kind, "budget": b, "method": method, "recall": recall,
+                      "all_evidence": recall == 1.0, "linked": linked, "context_tokens": tokens,
+                      "seconds": seconds} for method, recall, linked, tokens, seconds in measured]
     df = pd.DataFrame(rows)
     df["method"] = pd.Categorical(df["method"], categories=["flat", *rankers], ordered=True)
     return df
