@@ -96,8 +96,7 @@ def graph_output(corpus: str | Path, out: str | Path | None = None) -> Path:
         raise ValueError(f"cannot write the graph to {out}: it is a folder (give --out FILE).")
     if out.suffix.lower() not in {".json", ".graphml"}:
         raise ValueError(f"cannot write the graph to {out}: the name must end in .json or .graphml.")
-    folder = out.parent if str(out.parent) else Path(".")
-    existing = folder
+    existing = out.parent                       # "." for a bare file name
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
@@ -111,11 +110,11 @@ def graph_output(corpus: str | Path, out: str | Path | None = None) -> Path:
     return out
 
 
-def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None) -> int:
+def _build_graph(args) -> None:
     """``build-graph``: extract (resuming from the recorded documents), write the graph, print counts."""
-    out = graph_output(path, out_arg)           # bad arguments fail before any work
-    workers = llm.concurrency(concurrency)
-    docs = load_documents(path)
+    out = graph_output(args.path, args.out)     # bad arguments fail before any work
+    workers = llm.concurrency(args.concurrency)
+    docs = load_documents(args.path)
     t0 = time.perf_counter()
     G = build_knowledge_graph(docs, concurrency=workers)
     seconds = time.perf_counter() - t0
@@ -123,7 +122,6 @@ def _build_graph(path: str, out_arg: str | None, concurrency: int | None = None)
     print(extraction_summary(len(docs), G.graph.get("cache", {}), len(G.graph.get("failed", {})),
                              seconds, workers))
     print(f"{G.number_of_nodes()} nodes, {G.number_of_edges()} edges -> {out}")
-    return 0
 
 
 def _verify(args) -> int:
@@ -180,7 +178,7 @@ COMMANDS = {
     "prepare": lambda args: print(f"local model ready: {localmodel.model_path()}"),
     "serve": lambda args: localmodel.serve(args.port),
     "describe": lambda args: print(describe()),
-    "build-graph": lambda args: _build_graph(args.path, args.out, args.concurrency),
+    "build-graph": _build_graph,
     "ask": _ask,
     "cache": _verify,
     "check-notebooks": lambda args: 1 if check_notebooks() else 0,
