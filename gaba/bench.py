@@ -1,7 +1,5 @@
-"""Measuring instruments of the benchmarks: repeated timings, test graphs, two backends.
-
-Taught in chapter "Choosing your stack"; ``benchmarks/`` times with the same code.
-"""
+"""Measuring instruments of the benchmarks (chapter "Choosing your stack"; ``benchmarks/`` times
+with the same code): repeated timings, test graphs, two backends."""
 from __future__ import annotations
 
 import random
@@ -63,8 +61,6 @@ def _check_edges(n_edges: int) -> None:
 def scale_free_graph(n_edges: int, *, seed: int = 0):
     """A directed Barabási-Albert graph (m=2) of exactly ``n_edges`` edges (a few hubs, nodes ``"E000123"``).
 
-    Examples
-    --------
     >>> G = scale_free_graph(100, seed=1)
     >>> G.number_of_edges(), G.is_directed()
     (100, True)

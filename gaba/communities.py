@@ -1,8 +1,6 @@
-"""Global questions: communities of the knowledge graph, their summaries, and answers from them.
-
-Taught in chapter "Global questions". As in Microsoft GraphRAG: summarize each community once,
-then answer map-reduce style from the best summaries (:func:`global_rag`).
-"""
+"""Global questions (chapter "Global questions"), as in Microsoft GraphRAG: find the communities of
+the knowledge graph, summarize each once, then answer map-reduce style from the best summaries
+(:func:`global_rag`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -55,8 +53,6 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
     Level 0 is the coarsest; ``levels`` says how many to return (None: all); ``resolution`` above 1
     favours smaller communities. Largest first per level. No edges raises :class:`NoCommunities`.
 
-    Examples
-    --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph([("a", "b"), ("b", "c"), ("x", "y")])
     >>> [(c.id, c.nodes) for c in detect_communities(G)]

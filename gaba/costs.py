@@ -1,7 +1,5 @@
-"""What the model's calls cost: the recorded calls, the local model's measured speed, assumed prices.
-
-Taught in chapter "Choosing your stack".
-"""
+"""What the model's calls cost (chapter "Choosing your stack"): the recorded calls, the local
+model's measured speed, assumed prices."""
 from __future__ import annotations
 
 import json
@@ -80,8 +78,6 @@ PRICES_DATED = "2026-11"
 def cost_per_1k(prompt_tokens: float, completion_tokens: float, price_in: float, price_out: float) -> float:
     """Cost in USD of 1,000 calls of these mean token counts at per-million-token prices.
 
-    Examples
-    --------
     >>> round(cost_per_1k(1000, 100, 0.15, 0.60), 4)
     0.21
     """

@@ -1,9 +1,7 @@
-"""Public multi-hop QA benchmarks (HotpotQA, 2WikiMultihopQA, MuSiQue) read into one common form.
-
-Taught in chapter "Measuring graph against flat". Loaders return :class:`MultiHopExample` records
-(files: :data:`SOURCES`); offline, :func:`load_public` reads the shipped first rows and
-:func:`load_sample` the fictional samples.
-"""
+"""Public multi-hop QA benchmarks (HotpotQA, 2WikiMultihopQA, MuSiQue) read into one form,
+:class:`MultiHopExample` (chapter "Measuring graph against flat"; files: :data:`SOURCES`).
+Offline, :func:`load_public` reads the shipped first rows and :func:`load_sample` the fictional
+samples."""
 from __future__ import annotations
 
 import dataclasses
@@ -266,8 +264,6 @@ def load_sample(dataset: str) -> list[MultiHopExample]:
 def load_public(dataset: str, *, limit: int | None = None) -> list[MultiHopExample]:
     """The shipped first rows of the real ``dataset`` (licences in ``assets/data/benchmarks/``).
 
-    Examples
-    --------
     >>> ex = load_public("2wiki", limit=1)[0]
     >>> ex.source, ("Forbidden Ground", "director", "Pál Gábor") in ex.evidence_triples
     ('2wiki', True)

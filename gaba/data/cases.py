@@ -1,7 +1,5 @@
-"""Evaluation cases: one test question, what a correct answer must name, and its gold evidence.
-
-Taught in chapter "Measuring graph against flat".
-"""
+"""Evaluation cases (chapter "Measuring graph against flat"): a test question, what a correct answer
+must name, and its gold evidence."""
 from __future__ import annotations
 
 import dataclasses

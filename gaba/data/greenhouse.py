@@ -1,7 +1,5 @@
-"""The greenhouse corpus: five short fictional notes and our own reference triples for them.
-
-Taught in chapter "Multi-hop from scratch". Its question needs three of the notes at once.
-"""
+"""The greenhouse corpus of chapter "Multi-hop from scratch": five short fictional notes, our own
+reference triples for them, and a question that needs three of the notes at once."""
 from __future__ import annotations
 
 import json
@@ -42,8 +40,6 @@ def load_greenhouse() -> list[dict]:
 def load_greenhouse_triples(*, with_doc_ids: bool = False) -> list[tuple]:
     """Our hand-written reading of the notes: ``(subject, relation, object)`` triples.
 
-    Examples
-    --------
     >>> load_greenhouse_triples(with_doc_ids=True)[0]
     ('humidity sensor', 'located in', 'greenhouse', 'gh1')
     """

@@ -1,8 +1,6 @@
-"""Kinship words for the family graph: a relation as a sentence, the role of each person on a path.
-
-Taught in chapter *Multi-hop queries in a graph database*. A *path* has ``nodes``, ``rels`` and
-``forward`` (:class:`gaba.traversal.Path`).
-"""
+"""Kinship words for the family graph (chapter *Multi-hop queries in a graph database*): a relation
+as a sentence, the role of each person on a path. A *path* has ``nodes``, ``rels`` and
+``forward`` (:class:`gaba.traversal.Path`)."""
 from __future__ import annotations
 
 from typing import Any
@@ -93,8 +91,6 @@ _KIN_WORDS = {
 def kinship(path: Any, genders: dict[str, str] | None = None) -> tuple[str, str] | None:
     """(What the end of a family path is to its start, what the start is to the end), or None.
 
-    Examples
-    --------
     >>> from gaba.traversal import Path
     >>> p = Path(("Jon Snow", "Rhaegar Targaryen", "Daenerys Targaryen"), ("FATHER_OF", "SIBLING_OF"), (False, False))
     >>> kinship(p, {"Jon Snow": "male", "Daenerys Targaryen": "female"})

@@ -1,7 +1,5 @@
-"""The book's news corpus (14 fictional snippets), its gold triples and aliases; a document loader.
-
-Taught in chapter "From text to a knowledge graph". No snippet states a two-hop chain.
-"""
+"""The news corpus of chapter "From text to a knowledge graph" (14 fictional snippets, none stating
+a two-hop chain), its gold triples and aliases, and the document loader."""
 from __future__ import annotations
 
 import json
@@ -140,8 +138,6 @@ def load_documents(source: Any = None) -> list[dict]:
     a ``.txt``/``.md`` file or a folder of them (unreadable files skipped with a warning). Raises
     ``DocumentError`` for a missing or empty source, a document without text, or a repeated id.
 
-    Examples
-    --------
     >>> load_documents([{"id": "a", "text": "Kestrel builds vans."}])
     [{'id': 'a', 'title': '', 'date': None, 'text': 'Kestrel builds vans.'}]
     """

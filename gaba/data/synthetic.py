@@ -1,8 +1,6 @@
-"""A generator of fictional company news with planted two-hop chains, for scaling experiments.
-
-Taught in chapter "Retrieval that stays sharp at scale". Template documents (no model call), so
-the gold triples are exact; chains start at hub companies. Cast: :mod:`gaba.data.synthetic_world`.
-"""
+"""A generator of fictional company news with planted two-hop chains starting at hub companies, for
+chapter "Retrieval that stays sharp at scale". Template documents (no model call), so the gold
+triples are exact; the cast is :mod:`gaba.data.synthetic_world`."""
 from __future__ import annotations
 
 import dataclasses

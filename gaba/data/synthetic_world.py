@@ -1,8 +1,6 @@
-"""The company news's cast and wording: names, sectors, people, popularity; templates and fillers.
-
-Used by :mod:`gaba.data.synthetic` and :mod:`gaba.data.tradewire`. A :class:`World` follows from
-a seed and shares no name with the news corpus.
-"""
+"""The company news's cast and wording for :mod:`gaba.data.synthetic` and
+:mod:`gaba.data.tradewire`: names, sectors, people, popularity, templates and fillers. A
+:class:`World` follows from a seed and shares no name with the news corpus."""
 from __future__ import annotations
 
 import dataclasses
@@ -128,8 +126,6 @@ def write_document(doc_id: str, rng: random.Random, relation: str | None, a: str
                    ) -> tuple[dict, list[Triple]]:
     """A news item stating ``a -[relation]-> b`` (news about ``a`` if no relation), and its triples.
 
-    Examples
-    --------
     >>> import random
     >>> doc, triples = write_document("d1", random.Random(0), "ACQUIRED", "Alderbrook", "Fenwick")
     >>> triples[0].as_tuple()

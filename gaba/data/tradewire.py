@@ -1,8 +1,6 @@
-"""A second scaling generator: a commodity trade wire, written apart from the book's company news.
-
-Taught in chapter "Retrieval that stays sharp at scale". Other relation names and wording, and
-planted near misses, in the same shape as :mod:`gaba.data.synthetic`.
-"""
+"""A second scaling generator (chapter "Retrieval that stays sharp at scale"): a commodity trade
+wire written apart from the company news, with other relation names and wording and planted near
+misses, in the shape of :mod:`gaba.data.synthetic`."""
 from __future__ import annotations
 
 import datetime as _dt

@@ -1,9 +1,7 @@
-"""Transfer collections: small corpora unlike the book's company news, with their questions.
-
-Four fictional collections, ``wikipedia`` (30 real paragraphs, 12 questions from HotpotQA and
-2WikiMultihopQA) and eleven held-out collections (:data:`HELD_OUT`, questions only, no gold
-triples). Files and licences: ``assets/data/transfer/README.md``.
-"""
+"""Transfer collections, small corpora unlike the company news, with their questions: four fictional
+ones, ``wikipedia`` (30 real paragraphs, 12 questions from HotpotQA and 2WikiMultihopQA) and
+eleven held-out ones (:data:`HELD_OUT`, questions only, no gold triples). Files and licences:
+``assets/data/transfer/README.md``."""
 from __future__ import annotations
 
 from ..config import ASSETS
@@ -47,8 +45,6 @@ def load_gold(name: str) -> list[dict]:
 def load_cases(name: str) -> list[Case]:
     """The questions of a collection as :class:`gaba.data.cases.Case` objects.
 
-    Examples
-    --------
     >>> case = load_cases("film_books")[0]
     >>> case.kind, case.expected
     ('single-fact', ('thistledown',))

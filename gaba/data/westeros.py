@@ -1,8 +1,6 @@
-"""The family graph of the great houses of a fantasy saga, and a generator of larger genealogies.
-
-Taught in chapter *Multi-hop queries in a graph database*. Parent relations point from the parent;
-symmetric relations (``SIBLING_OF``, ...) are stored once (traverse with ``direction="both"``).
-"""
+"""The family graph of the great houses of a fantasy saga (chapter *Multi-hop queries in a graph
+database*), and a generator of larger genealogies. Parent relations point from the parent;
+symmetric relations (``SIBLING_OF``, ...) are stored once (traverse with ``direction="both"``)."""
 from __future__ import annotations
 
 import csv
@@ -61,8 +59,6 @@ def load_westeros(path: str | Path | None = None):
     ``path``: a folder with ``characters.csv`` and ``relations.csv`` (default: the book's). Nodes
     carry ``house``, ``gender``, ``role``, ``aliases``. Raises FileNotFoundError or ValueError.
 
-    Examples
-    --------
     >>> G = load_westeros()
     >>> [u for u, _, r in G.in_edges("Jon Snow", data="relation") if r == "FATHER_OF"]
     ['Rhaegar Targaryen']
@@ -208,8 +204,6 @@ def synthetic_genealogy(n_people: int | None = None, *, n_edges: int | None = No
                         weak_ties: float = 0.5):
     """Grow a synthetic genealogy (:func:`genealogy_records`) as a :class:`networkx.MultiDiGraph`.
 
-    Examples
-    --------
     >>> synthetic_genealogy(n_edges=1000, seed=0).number_of_edges()
     1000
     """
