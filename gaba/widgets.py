@@ -6,7 +6,6 @@ import functools
 import html
 import json
 from pathlib import Path
-from typing import Any
 
 from .graph import gather_facts
 from .hop_layout import explorer_data
@@ -16,15 +15,10 @@ _STATIC = Path(__file__).parent / "static"
 _JS_RENDERER = (_STATIC / "hop_explorer.js").read_text(encoding="utf-8")
 _CSS = (_STATIC / "hop_explorer.css").read_text(encoding="utf-8")
 
-
-#: Escapes that keep embedded JSON from ending ``<script>`` or breaking a JavaScript string.
+#: Escapes that keep embedded JSON from ending ``<script>`` or breaking a JavaScript string
+#: (``JSON.parse`` restores the exact text).
 _SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                                  "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def _script_json(data: Any) -> str:
-    """JSON safe inside ``<script type="application/json">``; ``JSON.parse`` restores the exact text."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True).translate(_SCRIPT_ESCAPES)
 
 
 def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: int = 3,
@@ -37,6 +31,7 @@ def _page(data: dict, hops: int) -> str:
     """The HTML of :func:`hop_explorer_html` for the data of :func:`gaba.hop_layout.explorer_data`."""
     hops = max(1, min(int(hops), data["max_hops"]))
     uid = data["uid"]
+    payload = json.dumps(data, ensure_ascii=False, sort_keys=True).translate(_SCRIPT_ESCAPES)
     first = data["reach"][data["default_entity"]]["facts"]
     fallback = "".join(
         f'<li class="fact" data-hop="{h + 1}">{html.escape(" ".join(data["facts"][i]))}</li>'
@@ -46,7 +41,7 @@ def _page(data: dict, hops: int) -> str:
         f'<noscript><p>Facts within {hops} hop(s) of {html.escape(data["default_entity"])}:</p>'
         f'<ol class="facts">{fallback}</ol></noscript></div>\n'
         f"<style>{_CSS}</style>\n"
-        f'<script type="application/json" id="{uid}-data">{_script_json(data)}</script>\n'
+        f'<script type="application/json" id="{uid}-data">{payload}</script>\n'
         "<script>(function(){\n"
         f"{_JS_RENDERER}\n"
         f'const el = document.getElementById("{uid}");\n'

@@ -86,30 +86,26 @@ class MultiHopExample:
         return " ".join(s.strip() for s in self.paragraphs[index][1])
 
 
-def _missing(path: Path, dataset: str) -> BenchmarkFileNotFound:
-    src = SOURCES[dataset]
-    return BenchmarkFileNotFound(
-        f"{path} does not exist. The book ships only a sample of {src['name']} (license "
-        f"{src['license']}): load_public({dataset!r}). For the full set, download {src['file']} "
-        f"from {src['url']} (see {src['homepage']}) and pass its path, or run on the fictional "
-        f"sample with load_sample({dataset!r}).")
-
-
 def _records(path: str | Path, dataset: str, limit: int | None) -> Iterator[tuple[int, dict]]:
     """Yield (record number, record) from a JSON array, or (line number, record) from JSON Lines."""
-    path, expected = Path(path).expanduser(), SOURCES[dataset]["format"]
+    path, src = Path(path).expanduser(), SOURCES[dataset]
+    expected = src["format"]
     if path.is_dir():
         listing = ", ".join(sorted(p.name for p in path.iterdir())[:10]) or "nothing"
         raise DocumentError(f"{path} is a folder (it holds {listing}); pass the path of the "
-                            f"{SOURCES[dataset]['file']} file itself.")
+                            f"{src['file']} file itself.")
     if not path.is_file():
-        raise _missing(path, dataset)
+        raise BenchmarkFileNotFound(
+            f"{path} does not exist. The book ships only a sample of {src['name']} (license "
+            f"{src['license']}): load_public({dataset!r}). For the full set, download {src['file']} "
+            f"from {src['url']} (see {src['homepage']}) and pass its path, or run on the fictional "
+            f"sample with load_sample({dataset!r}).")
     if limit is not None and (int(limit) != limit or limit < 0):
         raise ValueError(f"limit must be a non-negative integer or None, got {limit!r}")
     raw = path.read_bytes()
     if raw.startswith(b"PK\x03\x04"):
         raise DocumentError(f"{path} is a zip archive; unzip it and pass the "
-                            f"{SOURCES[dataset]['file']} file inside.")
+                            f"{src['file']} file inside.")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
