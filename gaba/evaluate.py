@@ -155,12 +155,11 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
         try:
             out = fn(case.question, seed, temperature=temperature) if takes_t[name] \
                 else fn(case.question, seed)
-            # an answer, or (answer, context) like graph_rag and flat_rag
-            if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], str):
-                out, context = out
-            if not isinstance(out, str):
-                raise TypeError(f"a system must return a string or (answer, context), got {type(out).__name__}")
-            answer = out
+            pair = isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], str)
+            answer, context = out if pair else (out, None)      # (answer, context) like graph_rag's
+            if not isinstance(answer, str):
+                raise TypeError(f"a system must return a string or (answer, context), "
+                                f"got {type(answer).__name__}")
         except Exception as exc:  # noqa: BLE001 - recorded or re-raised with context
             if on_error == "raise":
                 raise type(exc)(f"system {name!r} failed on case {cid} "
