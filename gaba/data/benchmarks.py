@@ -138,35 +138,27 @@ def _field(rec: Any, name: str, where: str) -> Any:
     return rec[name]
 
 
-def _context(raw: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _titled_example(rec: Any, where: str, source: str) -> MultiHopExample:
+    """A HotpotQA-shaped record (``_id``, ``context`` of titled sentences, ``supporting_facts``)."""
+    raw = _field(rec, "context", where)
     try:
-        return tuple((str(title), tuple(str(s) for s in sents)) for title, sents in raw)
+        paras = tuple((str(title), tuple(str(s) for s in sents)) for title, sents in raw)
     except (TypeError, ValueError) as exc:
         raise DocumentError(f"{where}: 'context' must be a list of [title, [sentences]]") from exc
-
-
-def _support_from_titles(paras, facts, where: str):
-    index = {}
-    for i, (title, _) in enumerate(paras):
-        index.setdefault(title, i)
+    facts = _field(rec, "supporting_facts", where)
     try:
         sf = tuple((str(t), int(s)) for t, s in facts)
     except (TypeError, ValueError) as exc:
         raise DocumentError(f"{where}: 'supporting_facts' must be a list of [title, sentence]") from exc
-    missing = sorted({t for t, _ in sf if t not in index})
+    titles = [t for t, _ in paras]
+    missing = sorted({t for t, _ in sf if t not in titles})
     if missing:
         raise DocumentError(f"{where}: supporting fact title(s) {missing} are not in its context.")
-    return sf, tuple(dict.fromkeys(index[t] for t, _ in sf))
-
-
-def _titled_example(rec: Any, where: str, source: str) -> MultiHopExample:
-    """A HotpotQA-shaped record (``_id``, ``context`` of titled sentences, ``supporting_facts``)."""
-    paras = _context(_field(rec, "context", where), where)
-    sf, sp = _support_from_titles(paras, _field(rec, "supporting_facts", where), where)
     return MultiHopExample(
         id=str(_field(rec, "_id", where)), question=str(_field(rec, "question", where)),
         answer=str(_field(rec, "answer", where)), paragraphs=paras, supporting_facts=sf,
-        supporting_paragraphs=sp, kind=str(rec.get("type", "")), source=source)
+        supporting_paragraphs=tuple(dict.fromkeys(titles.index(t) for t, _ in sf)),  # first of a title
+        kind=str(rec.get("type", "")), source=source)
 
 
 def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
