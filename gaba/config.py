@@ -73,8 +73,6 @@ _from_dotenv: dict[str, str] = {}
 def shown(path: str | Path) -> str:
     """``path`` relative to the repository when it is inside it, else as given.
 
-    Examples
-    --------
     >>> shown(ASSETS / "llm-cache")
     'assets/llm-cache'
     """

@@ -23,8 +23,6 @@ def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[
     clause with its own subject (:func:`~gaba.validate.predicate_problem`), else
     :data:`COOCCURRENCE_RELATION`. ``names`` default to :func:`~gaba.names.candidate_names`.
 
-    Examples
-    --------
     >>> doc = {"id": "d1", "text": "Ann Lee founded Acme in Oslo. Acme hired Bo Tarn."}
     >>> [t.as_tuple() for t in cooccurrence_triples(doc)]  # doctest: +NORMALIZE_WHITESPACE
     [('Ann Lee', 'founded', 'Acme'), ('Ann Lee', 'mentioned_with', 'Oslo'),

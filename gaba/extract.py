@@ -74,8 +74,6 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
     ``doc``: ``{"id", "text"}`` or a string; ``schema=None`` is open extraction; refused records go
     to ``rejected`` if given. Raises DocumentError (empty, non-text, too long) or LLMOutputError.
 
-    Examples
-    --------
     >>> extract_triples("Acme said so.")      # one name: no fact possible, no model call
     []
     """

@@ -9,8 +9,6 @@ def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], 
                      branching: dict[str, float] | None = None, ax=None):
     """Path counts against depth on a log axis, with dashed ``b ** k`` lines for ``branching``; the Axes.
 
-    Examples
-    --------
     >>> ax = plot_path_growth([1, 2, 3], {"paths": [2, 7, 30]}, branching={"3^k": 3})
     >>> ax.get_yscale(), len(ax.lines)
     ('log', 2)

@@ -109,8 +109,6 @@ def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
     ``direction``: ``"both"``, ``"out"`` or ``"in"``; ``hops`` above :data:`MAX_HOPS` is capped
     with a warning. Raises EntityNotFound; ValueError for bad options or no entities (TypeError: non-int ``hops``).
 
-    Examples
-    --------
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
     >>> sorted(gather_facts(G, ["A"], hops=1)), len(gather_facts(G, ["A"], hops=2))
@@ -150,8 +148,6 @@ def traversal_seconds(G, entities, hops: int = 2, *, repeat: int = 200) -> float
 def fact_sentence(fact: Fact) -> str:
     """A fact as a plain sentence: a schema label reads as its phrase, any other as its own words.
 
-    Examples
-    --------
     >>> fact_sentence(("Voltaic Dynamics", "COMPETES_WITH", "Aurora Cell Works"))
     'Voltaic Dynamics competes with Aurora Cell Works.'
     """
@@ -169,8 +165,6 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
 
     Each fact is in its stored direction. Raises EntityNotFound or NoPath.
 
-    Examples
-    --------
     >>> import networkx as nx
     >>> shortest_connection(nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")]), "A", "C")
     (['A', 'B', 'C'], [('A', 'R', 'B'), ('C', 'S', 'B')])

@@ -31,8 +31,6 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     Edges go subject -> object, key = relation, with ``doc_id``, ``evidence`` and ``sources``;
     ``G.graph`` records the run. A bad document raises DocumentError before any model call.
 
-    Examples
-    --------
     >>> G = build_knowledge_graph(["Acme said so."], progress=False)    # one name: no model call
     >>> G.graph["documents"], G.number_of_edges()
     (1, 0)

@@ -22,8 +22,6 @@ def _json_values(G, *, decode: bool = False) -> None:
 def save_graph(G, path: str | Path) -> Path:
     """Write a knowledge graph atomically to JSON (node-link) or, for a ``.graphml`` path, GraphML.
 
-    Examples
-    --------
     >>> import networkx as nx, tempfile, pathlib
     >>> G = nx.MultiDiGraph(); G.add_node("A", aliases=["a"])
     >>> p = save_graph(G, pathlib.Path(tempfile.mkdtemp()) / "g.graphml")

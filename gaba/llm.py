@@ -236,8 +236,6 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
     ``Response.data`` holds the parsed JSON. ``purpose`` names the call in errors, not in the key.
     Raises CacheMiss, CacheCorrupt, LLMOutputError or BackendUnavailable.
 
-    Examples
-    --------
     >>> use_backend(lambda request: {"text": "Paris", "model": "scripted", "usage": {}})
     >>> call_llm("Name the capital of France in one word.", use_cache=False).text
     'Paris'

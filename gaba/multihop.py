@@ -64,8 +64,6 @@ def format_fact_paths(paths: Sequence[Path], scores: Sequence[float] | None = No
     The closing "So ..." sentence is computed from the path, not generated. Names and relations are
     quoted data: a line break or a ``</facts>`` inside one cannot start a line or block of its own.
 
-    Examples
-    --------
     >>> p = Path(("Ana Rusk", "Tern", "Pell Quay"), ("OWNS", "BERTHS"), (True, False))
     >>> print(format_fact_paths([p]))
     Path 1: Ana Rusk owns Tern. Pell Quay berths Tern. So Ana Rusk is connected to Pell Quay through Tern.
@@ -114,8 +112,6 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     walk (:func:`format_fact_paths`). ``explain=False`` skips the one model call. Raises
     EntityNotFound (no entity named), NoPath, or ValueError for an unknown ``wording``.
 
-    Examples
-    --------
     >>> from gaba.data.westeros import load_westeros
     >>> r = multi_hop_query(load_westeros(), "How is Jon Snow related to Daenerys?", explain=False)
     >>> print(r.context.splitlines()[0])

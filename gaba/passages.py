@@ -24,8 +24,6 @@ ABBREVIATIONS = frozenset("""dr prof mr mrs ms mx st jr sr rev gen col capt lt s
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences, but not after an abbreviation (:data:`ABBREVIATIONS`) or an initial.
 
-    Examples
-    --------
     >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
     ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """

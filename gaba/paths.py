@@ -56,8 +56,6 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
     (simple paths, as Cypher), ``"detect"`` (drop cyclic walks, counted) or ``"keep"``. Raises
     EntityNotFound, ValueError/TypeError for a bad option, StoreError when the database fails.
 
-    Examples
-    --------
     >>> from gaba.data.westeros import load_westeros
     >>> r = paths_between(load_westeros(), "Aerys II", "Daenerys", max_depth=3, cycles="detect")
     >>> r.stats.explored, r.stats.cyclic_pruned, r.stats.returned
@@ -81,8 +79,6 @@ def score_path(path: Path, weights: dict[str, float] | None = None, decay: float
 
     A relation missing from ``weights`` counts :data:`DEFAULT_WEIGHT`.
 
-    Examples
-    --------
     >>> p = Path(("Arya Stark", "Sansa Stark", "Tyrion Lannister"), ("SIBLING_OF", "MARRIED_TO"), (True, False))
     >>> round(score_path(p, {"SIBLING_OF": 0.8, "MARRIED_TO": 0.9}), 4)       # 0.8**2 * 0.8 * 0.9
     0.4608
@@ -124,8 +120,6 @@ def top_paths(G: Any, a: str, b: str, *, k: int = 10, max_depth: int = 4, direct
               scorer: Callable[[Path], float] | None = None) -> PathResult:
     """The seatbelt: a depth limit, a LIMIT on the query, then keep the ``k`` best-scoring paths.
 
-    Examples
-    --------
     >>> from gaba.data.westeros import load_westeros
     >>> r = top_paths(load_westeros(), "Arya Stark", "Tyrion Lannister", k=1, max_depth=3)
     >>> print(r.paths[0])
@@ -213,8 +207,6 @@ def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
               rel_types: Sequence[str] | None = None, timeout: float = 10.0) -> Neighborhood:
     """Everything within ``depth`` hops of ``a``, with the fewest hops to each.
 
-    Examples
-    --------
     >>> from gaba.data.westeros import load_westeros, PARENT_RELATIONS
     >>> neighbors(load_westeros(), "Jon Snow", direction="in", rel_types=PARENT_RELATIONS).names()
     ['Lyanna Stark', 'Rhaegar Targaryen']

@@ -76,8 +76,6 @@ def open_extraction_schema(names: Sequence[str] | None = None, *, rows: bool = F
 
     ``subject`` and ``object`` must be one of ``names``; ``rows=True``: a fact is an array.
 
-    Examples
-    --------
     >>> s = open_extraction_schema(["Acme", "Ann Lee"])
     >>> s["properties"]["facts"]["items"]["properties"]["subject"]["enum"]
     ['Acme', 'Ann Lee']

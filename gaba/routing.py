@@ -106,8 +106,6 @@ def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = Tr
     :func:`rule_route` first, then the model (``use_model``); otherwise ``"flat"``, the safest.
     ``explain=True`` returns a :class:`RouteDecision` saying why.
 
-    Examples
-    --------
     >>> route("Which industries does this news cover?", use_model=False)
     'global'
     """
@@ -184,8 +182,6 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
     ``summaries`` first summarizes the communities (said in ``Answer.note``); ``local`` and
     ``flat`` replace the default retrievers.
 
-    Examples
-    --------
     >>> import networkx as nx
     >>> a = ask("How much did the deal cost?", nx.MultiDiGraph(), use_model=False,
     ...         flat=lambda q, k: ("12 million.", ["The deal cost 12 million."]))

@@ -56,8 +56,6 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
     two entities are linked (fair for open extraction; ``overall`` row only). Returns a DataFrame
     indexed by relation then ``overall``: ``gold, extracted, correct, precision, recall, f1``.
 
-    Examples
-    --------
     >>> gold = [("A", "feeds", "B"), ("C", "runs", "A")]
     >>> pred = [("B", "fed_by", "A"), ("C", "founded", "A")]
     >>> float(score_triples(pred, gold, inverse={"fed_by": "feeds"}).loc["overall", "recall"])

@@ -38,8 +38,6 @@ class Path:
     ``forward[i]``: the stored edge points from ``nodes[i]`` to ``nodes[i+1]``; ``symmetric``
     relations print without an arrow.
 
-    Examples
-    --------
     >>> print(Path(("Jon Snow", "Rhaegar Targaryen"), ("FATHER_OF",), (False,)))
     Jon Snow <-FATHER_OF- Rhaegar Targaryen
     """
@@ -281,8 +279,6 @@ def _check_cycles(cycles: Any) -> str:
 def resolve(G: Any, name: Any) -> str:
     """A name or alias (any case) to the node's name; raises EntityNotFound listing the closest names.
 
-    Examples
-    --------
     >>> from gaba.data.westeros import load_westeros
     >>> resolve(load_westeros(), "dany")
     'Daenerys Targaryen'

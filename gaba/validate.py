@@ -71,8 +71,6 @@ def normalize_predicate(text: str) -> str:
     Leading auxiliaries, a relative pronoun and a possessive "'s" go ("which was sold to" ->
     ``sold_to``, "'s debut novel" -> ``debut_novel``), and so do articles.
 
-    Examples
-    --------
     >>> normalize_predicate("has joined the board of"), normalize_predicate("is"), normalize_predicate("in 1338")
     ('joined_board_of', '', '')
     >>> normalize_predicate("which was sold to"), normalize_predicate("’s debut novel")
@@ -98,8 +96,6 @@ def predicate_problem(predicate: str, subject: str, obj: str, names: Iterable[st
     its own subject: ``before_she_joined``) or another name of two or more words (the relation is
     with that entity, not with ``obj``).
 
-    Examples
-    --------
     >>> (predicate_problem("joined_acme_labs", "Ann Lee", "Acme Labs"),
     ...  predicate_problem("norvik_lutheran_pastor", "Ann Lee", "Norvik Lutheran"))
     (('joined', ''), ('pastor', ''))
@@ -148,8 +144,6 @@ def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Trip
     subject and object are two different names of the document; and the numbered sentence (or the
     one before, for "she") or the first naming both supports it. That sentence is the evidence.
 
-    Examples
-    --------
     >>> doc = {"id": "d1", "text": "Dr. Ann Lee founded Acme in 2019. She lives in Oslo."}
     >>> recs = [{"sentence": 2, "subject": "Ann Lee", "predicate": "lives in", "object": "Oslo",
     ...          "subject_type": "person", "object_type": "place"}]
@@ -209,8 +203,6 @@ def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str
 
     Validation then keeps the predicate as ``<predicate>_by``.
 
-    Examples
-    --------
     >>> s = "Brightwater Records was acquired in 2021 by Tessellate."
     >>> passive_read_as_active("acquired", s, "Brightwater Records", "Tessellate")
     True
@@ -233,8 +225,6 @@ def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str)
     other way round; validation then swaps the two. Not for "by" (a passive's agent), a possessive
     ("Acme's chief executive, Ann Lee") or an inversion after a comma or a quote ("..., said Ann Lee").
 
-    Examples
-    --------
     >>> s = "Orrel Mills, based in Vantry, has supplied the looms at Tarn Works."
     >>> active_read_backwards("supplied", s, "Tarn Works", "Orrel Mills")
     True
