@@ -60,11 +60,13 @@ class NameIndex:
     def relations(self, node) -> set[str]:
         """The relations of the edges at ``node``: ``relation`` attributes and string edge keys."""
         G = self.G
-        edges = list(G.out_edges(node, data=True)) + (list(G.in_edges(node, data=True)) if G.is_directed() else [])
-        rels = {str(d["relation"]) for _, _, d in edges if d.get("relation") is not None}
+
+        def at(**kw) -> list:                   # undirected graphs have no out_edges/in_edges
+            return [*G.out_edges(node, **kw), *G.in_edges(node, **kw)] if G.is_directed() else list(G.edges(node, **kw))
+
+        rels = {str(d["relation"]) for *_, d in at(data=True) if d.get("relation") is not None}
         if G.is_multigraph():
-            keyed = list(G.out_edges(node, keys=True)) + (list(G.in_edges(node, keys=True)) if G.is_directed() else [])
-            rels |= {k for _, _, k in keyed if isinstance(k, str)}
+            rels |= {k for *_, k in at(keys=True) if isinstance(k, str)}
         return rels
 
     def vectors(self):

@@ -27,8 +27,17 @@ def _checked(G, depth, direction, timeout, rel_types, what="max_depth") -> tuple
             _check_rel_types(G, rel_types))
 
 
+def _walkable(G) -> None:
+    """Raise TypeError unless ``G`` is a store or a NetworkX MultiDiGraph (the graph paths walk)."""
+    if not is_store(G) and not (getattr(G, "is_directed", bool)() and getattr(G, "is_multigraph", bool)()):
+        raise TypeError(f"path search walks a networkx MultiDiGraph (as build_knowledge_graph and load_graph "
+                        f"return) or a FalkorStore, not a {type(G).__name__}; convert yours with "
+                        f"networkx.MultiDiGraph(G).")
+
+
 def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
     """``a`` and ``b`` resolved to graph nodes (aliases allowed); they must differ."""
+    _walkable(G)
     a, b = resolve(G, a), resolve(G, b)
     if a == b:
         raise ValueError(f"a and b are both {a!r}; ask for two different nodes "
@@ -212,6 +221,7 @@ def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
     ['Lyanna Stark', 'Rhaegar Targaryen']
     """
     depth, direction, timeout, rel_types = _checked(G, depth, direction, timeout, rel_types, "depth")
+    _walkable(G)
     a = resolve(G, a)
     if is_store(G):
         dist, stats = G._neighbors(a, depth=depth, direction=direction, rel_types=rel_types,
