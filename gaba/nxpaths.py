@@ -10,7 +10,7 @@ import time
 
 import networkx as nx
 
-from .traversal import Path, PathCounter, TraversalStats, symmetric_relations
+from .traversal import Path, PathCounter, TraversalStats, edge_relation, symmetric_relations
 
 
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
@@ -21,7 +21,7 @@ def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
             continue
         for nbr, keyed in adjacency[node].items():
             for k, d in keyed.items():
-                r = d.get("relation", k)
+                r = edge_relation(k, d)
                 if rel_types is None or r in rel_types:
                     out.append((nbr, r, forward))
     return out
@@ -31,7 +31,7 @@ def nx_view(G, direction: str, rel_types: tuple[str, ...] | None):
     """``G`` as a traversal sees it (a view, not a copy): ``rel_types`` edges only, in ``direction``."""
     if rel_types is not None:
         full = G
-        G = nx.subgraph_view(full, filter_edge=lambda u, v, k: full[u][v][k].get("relation", k) in rel_types)
+        G = nx.subgraph_view(full, filter_edge=lambda u, v, k: edge_relation(k, full[u][v][k]) in rel_types)
     if direction == "both":
         return G.to_undirected(as_view=True)
     return G.reverse(copy=False) if direction == "in" else G

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .entities import is_store
@@ -15,7 +15,8 @@ from .errors import NoPath
 from .nxpaths import nx_neighbors, nx_paths, nx_shortest, nx_steps
 from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStats, _check_cycles,
                         _check_depth, _check_direction, _check_limit, _check_rel_types, _check_timeout,
-                        edge_weights, resolve, symmetric_relations)
+                        _is_number, _sorted, edge_weights, resolve,
+                        symmetric_relations)
 
 #: Weight of a relation type missing from the weights table.
 DEFAULT_WEIGHT = 0.5
@@ -23,6 +24,7 @@ DEFAULT_WEIGHT = 0.5
 
 def _checked(G, depth, direction, timeout, rel_types, what="max_depth") -> tuple:
     """``(depth, direction, timeout, rel_types)`` checked (ValueError or TypeError before any query)."""
+    _walkable(G)
     return (_check_depth(depth, what), _check_direction(direction), _check_timeout(timeout),
             _check_rel_types(G, rel_types))
 
@@ -37,7 +39,6 @@ def _walkable(G) -> None:
 
 def _two_nodes(G, a: str, b: str) -> tuple[str, str]:
     """``a`` and ``b`` resolved to graph nodes (aliases allowed); they must differ."""
-    _walkable(G)
     a, b = resolve(G, a), resolve(G, b)
     if a == b:
         raise ValueError(f"a and b are both {a!r}; ask for two different nodes "
@@ -53,7 +54,7 @@ def expand(G, nodes: Iterable[str], direction: str, rel_types, timeout: float) -
 
 
 def _sort_paths(paths: list[Path]) -> list[Path]:
-    return sorted(paths, key=lambda p: (p.hops, p.nodes, p.rels, p.forward))
+    return _sorted(paths, lambda p, text: (p.hops, text(p.nodes), p.rels, p.forward))
 
 
 def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str = "both",
@@ -92,9 +93,16 @@ def score_path(path: Path, weights: dict[str, float] | None = None, decay: float
     >>> round(score_path(p, {"SIBLING_OF": 0.8, "MARRIED_TO": 0.9}), 4)       # 0.8**2 * 0.8 * 0.9
     0.4608
     """
-    if not 0 < decay <= 1:
-        raise ValueError(f"decay={decay} must be in (0, 1].")
+    if not isinstance(path, Path):
+        raise TypeError(f"score_path scores a gaba.traversal.Path (as paths_between returns), not {path!r}.")
+    if isinstance(decay, bool) or not isinstance(decay, (int, float)) or not 0 < decay <= 1:
+        raise ValueError(f"decay={decay!r} must be a number in (0, 1].")
+    if weights is not None and not isinstance(weights, Mapping):
+        raise TypeError(f"weights must map relation types to numbers, such as {{'OWNS': 0.9}}, not {weights!r}.")
     w = weights or {}
+    bad = [r for r in path.rels if r in w and not _is_number(w[r])]
+    if bad:
+        raise ValueError(f"the weight of {bad[0]!r} is {w[bad[0]]!r}; give each relation type a number.")
     return math.prod((w.get(rel, DEFAULT_WEIGHT) for rel in path.rels), start=decay ** path.hops)
 
 
@@ -102,10 +110,25 @@ def score_path(path: Path, weights: dict[str, float] | None = None, decay: float
 TIE_DECIMALS = 12
 
 
-def _rank_key(scored: tuple[Path, float]) -> tuple:
+def _rank_key(scored: tuple[Path, float], text=lambda nodes: nodes) -> tuple:
     """Best score first, then fewer hops, names, relations."""
     p, s = scored
-    return (-round(s, TIE_DECIMALS), p.hops, p.nodes, p.rels)
+    return (-round(s, TIE_DECIMALS), p.hops, text(p.nodes), p.rels)
+
+
+def _scored(paths: Iterable[Path], scorer: Callable[[Path], float]) -> list[tuple[Path, float]]:
+    """``(path, score)`` pairs; TypeError/ValueError unless ``scorer`` gives each path a number."""
+    if not callable(scorer):
+        raise TypeError(f"scorer must be a function from a Path to a number, not {scorer!r}.")
+    out = []
+    for p in paths:
+        if not isinstance(p, Path):
+            raise TypeError(f"rank_paths ranks gaba.traversal.Path objects (as paths_between returns), not {p!r}.")
+        s = scorer(p)
+        if not _is_number(s):
+            raise ValueError(f"the scorer gave {s!r} for the path {p}; it must return a number (not NaN).")
+        out.append((p, s))
+    return out
 
 
 def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None = None,
@@ -114,8 +137,12 @@ def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None 
 
     Ties are broken by fewer hops, then names, then relations, so the order never depends on the backend.
     """
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise ValueError(f"k={k!r} must be a positive integer, or None for every path.")
+    if isinstance(paths, (str, bytes, Path)) or not isinstance(paths, Iterable):
+        raise TypeError(f"rank_paths needs a list of paths (or a PathResult), not {paths!r}.")
     scorer = scorer or (lambda p: score_path(p, weights))
-    return sorted(((p, scorer(p)) for p in paths), key=_rank_key)[:k]      # [:None] keeps them all
+    return _sorted(_scored(paths, scorer), _rank_key)[:k]      # [:None] keeps them all
 
 
 def graph_scorer(G) -> Callable[[Path], float]:
@@ -166,7 +193,8 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
             stats.timed_out = True
             break
         try:
-            steps = expand(G, sorted({p.end for p in frontier}), direction, rel_types, remaining)
+            ends = _sorted({p.end for p in frontier}, lambda n, text: text((n,)))
+            steps = expand(G, ends, direction, rel_types, remaining)
         except TimeoutError:
             stats.timed_out = True
             break
@@ -178,15 +206,13 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
                 if nbr in on_path:
                     stats.cyclic_pruned += 1
                     continue
-                q = p.extend(nbr, rel, fwd)
-                s = scorer(q)
+                (q, s), = _scored([p.extend(nbr, rel, fwd)], scorer)
                 stats.explored += 1
                 (complete if nbr == b else candidates).append((q, s))
-        candidates.sort(key=_rank_key)
-        frontier = [p for p, _ in candidates[:beam_width]]
+        frontier = [p for p, _ in _sorted(candidates, _rank_key)[:beam_width]]
         if not frontier:
             break
-    complete = sorted(complete, key=_rank_key)[:beam_width]
+    complete = _sorted(complete, _rank_key)[:beam_width]
     stats.returned = len(complete)
     stats.seconds = time.perf_counter() - t0
     return PathResult([p for p, _ in complete], stats, [s for _, s in complete])
@@ -221,11 +247,10 @@ def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
     ['Lyanna Stark', 'Rhaegar Targaryen']
     """
     depth, direction, timeout, rel_types = _checked(G, depth, direction, timeout, rel_types, "depth")
-    _walkable(G)
     a = resolve(G, a)
     if is_store(G):
         dist, stats = G._neighbors(a, depth=depth, direction=direction, rel_types=rel_types,
                                    timeout=timeout)
     else:
         dist, stats = nx_neighbors(G, a, depth, direction, rel_types, timeout)
-    return Neighborhood(a, dict(sorted(dist.items(), key=lambda kv: (kv[1], kv[0]))), stats)
+    return Neighborhood(a, dict(_sorted(dist.items(), lambda kv, text: (kv[1], text((kv[0],))))), stats)

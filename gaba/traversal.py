@@ -10,7 +10,7 @@ import math
 import re
 import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .entities import is_store, per_graph, resolve_entity
@@ -127,13 +127,23 @@ class Neighborhood:
 
     def names(self) -> list[str]:
         """Reached nodes sorted by hops, then name."""
-        return sorted(self.nodes, key=lambda n: (self.nodes[n], n))
+        return _sorted(self.nodes, lambda n, text: (self.nodes[n], text((n,))))
 
     def __len__(self) -> int:
         return len(self.nodes)
 
     def __contains__(self, name: object) -> bool:
         return name in self.nodes
+
+
+def _sorted(items: Iterable, key: Callable) -> list:
+    """``sorted(items)`` by ``key(item, text)``, where ``text`` is applied to node names: unchanged,
+    or turned to strings when the graph mixes node types that do not compare (``1`` and ``"a"``)."""
+    items = list(items)
+    try:
+        return sorted(items, key=lambda x: key(x, lambda nodes: nodes))
+    except TypeError:
+        return sorted(items, key=lambda x: key(x, lambda nodes: tuple(map(str, nodes))))
 
 
 # --- counting --------------------------------------------------------------------------------
@@ -229,7 +239,13 @@ def relation_types(G: Any, *, refresh: bool = False) -> list[str]:
     if is_store(G):
         return G.relation_types()
     return per_graph(G, "relation_types", lambda: sorted(
-        {d.get("relation", k) for _, _, k, d in G.edges(keys=True, data=True)}), refresh=refresh)
+        {edge_relation(k, d) for _, _, k, d in G.edges(keys=True, data=True)}), refresh=refresh)
+
+
+def edge_relation(key: Any, data: dict) -> str:
+    """The relation type of a NetworkX edge: its ``relation``, else its key, as text."""
+    rel = data.get("relation")
+    return str(rel if rel is not None else key)
 
 
 def _graph_attr(G: Any, key: str):
@@ -240,12 +256,26 @@ def _graph_attr(G: Any, key: str):
 
 def symmetric_relations(G: Any) -> frozenset[str]:
     """The relations ``G`` stores once for both directions (``G.graph["symmetric"]``), else none."""
-    return frozenset(_graph_attr(G, "symmetric") or ())
+    sym = _graph_attr(G, "symmetric") or ()
+    if isinstance(sym, str):
+        sym = (sym,)                     # one relation, not its letters
+    if not isinstance(sym, Iterable) or not all(isinstance(r, str) for r in sym):
+        raise ValueError(f"G.graph['symmetric'] must list relation types, such as ['SIBLING_OF'], not {sym!r}.")
+    return frozenset(sym)
 
 
 def edge_weights(G: Any) -> dict[str, float]:
     """The graph's weight per relation type for path scoring (``G.graph["edge_weights"]``), else {}."""
-    return dict(_graph_attr(G, "edge_weights") or {})
+    weights = _graph_attr(G, "edge_weights") or {}
+    if not isinstance(weights, Mapping) or not all(_is_number(w) for w in weights.values()):
+        raise ValueError(f"G.graph['edge_weights'] must map relation types to numbers, such as "
+                         f"{{'OWNS': 0.9}}, not {weights!r}.")
+    return dict(weights)
+
+
+def _is_number(x: Any) -> bool:
+    """True for a real number that is not NaN (bool excluded)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
 
 
 def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:
@@ -253,15 +283,19 @@ def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:
         return None
     if isinstance(rel_types, str):
         rel_types = [rel_types]
-    rel_types = tuple(sorted(set(rel_types)))
+    items = list(rel_types) if isinstance(rel_types, Iterable) and not isinstance(rel_types, bytes) else [None]
+    if not all(isinstance(r, str) for r in items):
+        raise TypeError(f"rel_types must be a relation type or a list of them, as strings such as "
+                        f"'OWNS' (or None for every type), not {rel_types!r}.")
+    rel_types = tuple(sorted(set(items)))
     if not rel_types:
         raise ValueError("rel_types is empty; pass None to follow every relation type.")
-    for r in rel_types:
-        if not isinstance(r, str) or not _REL_RE.match(r):
-            raise ValueError(f"relation type {r!r} is not a valid name (upper-case letters, digits, _).")
     known = set(relation_types(G))
     if not set(rel_types) <= known and not is_store(G):
         known = set(relation_types(G, refresh=True))
+    for r in rel_types:
+        if r not in known and not _REL_RE.match(r):         # the graph's own names are valid
+            raise ValueError(f"relation type {r!r} is not a valid name (upper-case letters, digits, _).")
     unknown = [r for r in rel_types if r not in known]
     if unknown:
         raise ValueError(f"unknown relation type(s) {unknown}; this graph has: {', '.join(sorted(known))}.")

@@ -1,0 +1,134 @@
+"""Unusual and hostile input to path search, ranking, the multi-hop pipeline, communities, the
+hop explorer and the graph store: each gets a clear gaba error, ValueError or TypeError, never
+an AttributeError, a confusing TypeError or a silently wrong result. Invented names only."""
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import pytest
+
+from gaba import paths as P
+from gaba.errors import GabaError
+from gaba.traversal import Path
+
+
+def harbour() -> nx.MultiDiGraph:
+    G = nx.MultiDiGraph()
+    G.add_edge("Ana Rusk", "Tern", key="OWNS", relation="OWNS")
+    G.add_edge("Pell Quay", "Tern", key="BERTHS", relation="BERTHS")
+    G.add_edge("Ana Rusk", "Corve Mill", key="RUNS", relation="RUNS")
+    G.add_edge("Corve Mill", "Pell Quay", key="SUPPLIES", relation="SUPPLIES")
+    return G
+
+
+# --- relation types ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [["OWNS", None], 5, [["OWNS"]], b"OWNS"])
+def test_rel_types_that_are_not_strings_say_so(bad):
+    with pytest.raises(TypeError, match="rel_types must be a relation type or a list of them"):
+        P.paths_between(harbour(), "Ana Rusk", "Pell Quay", rel_types=bad)
+
+
+def test_rel_types_accepts_the_graphs_own_relation_names():
+    G = nx.MultiDiGraph()
+    G.add_edge("Ana Rusk", "Tern", relation="works for")
+    G.add_edge("Tern", "Pell Quay", relation="Docks_at")
+    r = P.paths_between(G, "Ana Rusk", "Pell Quay", rel_types=["works for", "Docks_at"])
+    assert [p.rels for p in r] == [("works for", "Docks_at")]
+    with pytest.raises(ValueError, match="not a valid name"):
+        P.paths_between(G, "Ana Rusk", "Pell Quay", rel_types=["sails to"])
+
+
+def test_edges_without_a_relation_use_their_key_as_text():
+    G = nx.MultiDiGraph([("Ana Rusk", "Tern"), ("Tern", "Pell Quay")])
+    G.add_edge("Ana Rusk", "Pell Quay", relation=None)
+    G.add_edge("Corve Mill", "Tern", relation="OWNS")
+    r = P.paths_between(G, "Ana Rusk", "Pell Quay")
+    assert {p.rels for p in r} == {("0",), ("0", "0")}
+    assert [p.rels for p in P.paths_between(G, "Corve Mill", "Pell Quay", rel_types="OWNS")] == []
+    with pytest.raises(ValueError, match="unknown relation type"):
+        P.paths_between(G, "Ana Rusk", "Pell Quay", rel_types=["SAILS_TO"])
+
+
+# --- the graph's weights and symmetric relations ---------------------------------------------
+
+@pytest.mark.parametrize("weights", [[1, 2], "x", {"OWNS": "heavy"}, {"OWNS": None}, {"OWNS": math.nan}])
+def test_malformed_edge_weights_are_named(weights):
+    G = harbour()
+    G.graph["edge_weights"] = weights
+    for search in (P.top_paths, P.beam_search):
+        with pytest.raises(ValueError, match=r"G.graph\['edge_weights'\] must map relation types to numbers"):
+            search(G, "Ana Rusk", "Pell Quay")
+
+
+def test_symmetric_relation_given_as_one_string_is_one_relation():
+    G = harbour()
+    G.graph["symmetric"] = "RUNS"
+    p = P.shortest_paths(G, "Ana Rusk", "Pell Quay").paths[0]
+    assert p.symmetric == frozenset({"RUNS"})
+    assert str(p) == "Ana Rusk -RUNS- Corve Mill -SUPPLIES-> Pell Quay"
+    G.graph["symmetric"] = 5
+    with pytest.raises(ValueError, match=r"G.graph\['symmetric'\] must list relation types"):
+        P.paths_between(G, "Ana Rusk", "Pell Quay")
+
+
+# --- scoring and ranking ----------------------------------------------------------------------
+
+P1 = Path(("Ana Rusk", "Tern"), ("OWNS",), (True,))
+
+
+@pytest.mark.parametrize("args, kwargs, error, match", [
+    (("not a path",), {}, TypeError, "score_path scores a gaba.traversal.Path"),
+    ((None,), {}, TypeError, "score_path scores a gaba.traversal.Path"),
+    ((P1, [1, 2]), {}, TypeError, "weights must map relation types to numbers"),
+    ((P1, {"OWNS": "x"}), {}, ValueError, "the weight of 'OWNS' is 'x'"),
+    ((P1, {"OWNS": math.nan}), {}, ValueError, "the weight of 'OWNS' is nan"),
+    ((P1,), {"decay": "0.5"}, ValueError, "decay='0.5' must be a number"),
+    ((P1,), {"decay": None}, ValueError, "decay=None must be a number"),
+])
+def test_score_path_arguments(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        P.score_path(*args, **kwargs)
+
+
+@pytest.mark.parametrize("k", [0, -1, "2", 1.5, True])
+def test_rank_paths_k_must_be_positive(k):
+    with pytest.raises(ValueError, match="must be a positive integer, or None"):
+        P.rank_paths([P1, P1], k=k)
+
+
+@pytest.mark.parametrize("paths", ["abc", None, P1, [P1, "Tern"]])
+def test_rank_paths_needs_paths(paths):
+    with pytest.raises(TypeError, match="rank_paths"):
+        P.rank_paths(paths)
+
+
+@pytest.mark.parametrize("score", [None, "high", math.nan])
+def test_a_scorer_that_gives_no_number_is_named(score):
+    for call in (lambda: P.top_paths(harbour(), "Ana Rusk", "Pell Quay", scorer=lambda p: score),
+                 lambda: P.beam_search(harbour(), "Ana Rusk", "Pell Quay", scorer=lambda p: score),
+                 lambda: P.rank_paths([P1], scorer=lambda p: score)):
+        with pytest.raises(ValueError, match="the scorer gave .* it must return a number"):
+            call()
+    with pytest.raises(TypeError, match="scorer must be a function"):
+        P.top_paths(harbour(), "Ana Rusk", "Pell Quay", scorer=5)
+
+
+# --- node names of mixed types ----------------------------------------------------------------
+
+def test_nodes_of_mixed_types_are_ordered_by_their_text():
+    G = nx.MultiDiGraph()
+    for u, v in [(7, "Tern"), (7, 3), (3, "Tern"), ("Ana Rusk", 7), ("Ana Rusk", "Pell Quay"),
+                 ("Pell Quay", "Tern")]:
+        G.add_edge(u, v, relation="LINKS")
+    assert P.neighbors(G, "Ana Rusk", depth=2).names() == [7, "Pell Quay", 3, "Tern"]
+    found = P.paths_between(G, "Ana Rusk", "Tern", max_depth=3)
+    assert [p.nodes for p in found][:2] == [("Ana Rusk", 7, "Tern"), ("Ana Rusk", "Pell Quay", "Tern")]
+    assert len(P.top_paths(G, "Ana Rusk", "Tern").paths) == 3
+    assert len(P.beam_search(G, "Ana Rusk", "Tern").paths) == 3
+
+
+def test_path_search_refuses_a_non_graph_before_reading_rel_types():
+    with pytest.raises(TypeError, match="path search walks a networkx MultiDiGraph"):
+        P.paths_between(None, "Ana Rusk", "Tern", rel_types=["OWNS"])
