@@ -71,7 +71,7 @@ def format_fact_paths(paths: Sequence[Path], scores: Sequence[float] | None = No
     lines = []
     for i, p in enumerate(paths, start=1):
         text = " ".join(fact_sentence(f) for f in path_facts(p))
-        inner = list(p.nodes[1:-1])
+        inner = [str(n) for n in p.nodes[1:-1]]
         if inner:
             names = inner[0] if len(inner) == 1 else ", ".join(inner[:-1]) + " and " + inner[-1]
             text += f" So {p.start} is connected to {p.end} through {names}."
@@ -110,7 +110,8 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     ``wording`` (:data:`WORDINGS`): family paths get kinship words (:func:`format_paths`; with
     ``kinship_words=False`` only the chain of roles), other paths are written as the facts they
     walk (:func:`format_fact_paths`). ``explain=False`` skips the one model call. Raises
-    EntityNotFound (no entity named), NoPath, or ValueError for an unknown ``wording``.
+    EntityNotFound (no entity named), NoPath (no path, or the one entity named has no relation),
+    or ValueError for an unknown ``wording`` or a ``top`` or ``beam_width`` below 1.
 
     >>> from gaba.data.westeros import load_westeros
     >>> r = multi_hop_query(load_westeros(), "How is Jon Snow related to Daenerys?", explain=False)
@@ -119,6 +120,9 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     """
     if wording not in WORDINGS:
         raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, not {wording!r}")
+    for name, value, what in (("top", top, "the model is shown"), ("beam_width", beam_width, "are ranked")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name}={value!r} must be a positive integer: how many paths {what}.")
     kind, ents = classify_query(G, question)
     if kind == "unknown":
         raise EntityNotFound(f"The question {question!r} names no entity of this graph; name "
@@ -137,6 +141,9 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
         ranked = rank_paths([Path((ents[0], n), (r,), (f,), sym) for n, r, f in steps],
                             scorer=graph_scorer(G), k=beam_width)
         paths, scores, stats = [p for p, _ in ranked], [s for _, s in ranked], hood.stats
+        if not paths:
+            raise NoPath(f"{ents[0]!r} has no relation in this graph, so there is no path to explain; "
+                         "ask about an entity with facts, or name a second one.")
     if wording == "kinship" or (wording == "auto" and {r for p in paths for r in p.rels} <= _KIN_RELATIONS):
         genders = node_attribute(G, {n for p in paths for n in p.nodes}, "gender")
         context = format_paths(paths, scores, genders, kinship_words=kinship_words)

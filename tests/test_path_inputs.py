@@ -132,3 +132,32 @@ def test_nodes_of_mixed_types_are_ordered_by_their_text():
 def test_path_search_refuses_a_non_graph_before_reading_rel_types():
     with pytest.raises(TypeError, match="path search walks a networkx MultiDiGraph"):
         P.paths_between(None, "Ana Rusk", "Tern", rel_types=["OWNS"])
+
+
+# --- the multi-hop pipeline -------------------------------------------------------------------
+
+def test_multi_hop_query_top_and_beam_width_must_be_positive():
+    from gaba.multihop import multi_hop_query
+    G = harbour()
+    q = "How is Ana Rusk connected to Pell Quay?"
+    assert len(multi_hop_query(G, q, explain=False, top=1).paths) == 1
+    for kw in ({"top": 0}, {"top": -1}, {"top": "2"}, {"beam_width": 0}, {"beam_width": True}):
+        name = next(iter(kw))
+        with pytest.raises(ValueError, match=f"{name}=.* must be a positive integer"):
+            multi_hop_query(G, q, explain=False, **kw)
+
+
+def test_multi_hop_query_on_an_entity_without_relations_asks_no_model(scripted):
+    from gaba.errors import NoPath
+    from gaba.multihop import multi_hop_query
+    G = harbour()
+    G.add_node("Lonely Vale")
+    with pytest.raises(NoPath, match="'Lonely Vale' has no relation in this graph"):
+        multi_hop_query(G, "Who is Lonely Vale?")
+    assert scripted.requests == []
+
+
+def test_fact_paths_with_int_nodes_are_written():
+    from gaba.multihop import format_fact_paths
+    p = Path(("Ana Rusk", 7, 8, "Pell Quay"), ("OWNS", "LINKS", "BERTHS"), (True, True, False))
+    assert format_fact_paths([p]).endswith("So Ana Rusk is connected to Pell Quay through 7 and 8.")
