@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from . import embed, prompts
 from .errors import GabaError
@@ -64,9 +64,9 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
         raise TypeError(f"detect_communities needs a networkx graph, not {type(G).__name__}.")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int (for a reproducible partition), not {seed!r}.")
-    if not resolution > 0:
-        raise ValueError(f"resolution must be > 0, not {resolution!r}.")
-    if levels is not None and (not isinstance(levels, int) or levels < 1):
+    if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or not resolution > 0:
+        raise ValueError(f"resolution must be a number > 0, not {resolution!r}.")
+    if levels is not None and (isinstance(levels, bool) or not isinstance(levels, int) or levels < 1):
         raise ValueError(f"levels must be a positive int or None (all levels), not {levels!r}.")
     if G.number_of_nodes() == 0:
         raise NoCommunities("The graph is empty: build it first (gaba.graph.build_knowledge_graph).")
@@ -161,8 +161,11 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
     """
     from tqdm.auto import tqdm
 
-    if max_facts < 1:
-        raise ValueError(f"max_facts must be >= 1, not {max_facts!r}.")
+    communities = _graph_and_items(G, communities, Community, "communities", "detect_communities(G)")
+    if level is not None and (isinstance(level, bool) or not isinstance(level, int)):
+        raise TypeError(f"level must be an int (0 is the coarsest) or None for every level, not {level!r}.")
+    if isinstance(max_facts, bool) or not isinstance(max_facts, int) or max_facts < 1:
+        raise ValueError(f"max_facts must be an integer >= 1, not {max_facts!r}.")
     chosen = [c for c in communities if level is None or c.level == level]
     missing = sorted({n for c in chosen for n in c.nodes if n not in G})
     if missing:
@@ -210,8 +213,10 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("global_rag needs a non-empty question.")
-    if not isinstance(top, int) or top < 1:
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValueError(f"top must be a positive int, not {top!r}.")
+    summaries = _graph_and_items(G, summaries, CommunitySummary, "summaries",
+                                 "summarize_communities(G, detect_communities(G))")
     if not summaries:
         raise NoCommunities("No community summaries: run summarize_communities(G, "
                             "detect_communities(G)) first.")
@@ -227,6 +232,19 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
                     system=prompts.GLOBAL_ANSWER_SYSTEM, max_tokens=max_tokens,
                     purpose="global answer from community summaries")
     return resp.text.strip(), used
+
+
+def _graph_and_items(G, items, kind: type, what: str, remedy: str) -> list:
+    """``items`` as a list; TypeError unless ``G`` is a NetworkX graph and ``items`` hold ``kind`` only."""
+    import networkx as nx
+
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"G must be the networkx graph the {what} came from, not {type(G).__name__}.")
+    listed = list(items) if isinstance(items, Iterable) and not isinstance(items, (str, bytes, dict)) else None
+    if listed is None or not all(isinstance(x, kind) for x in listed):
+        raise TypeError(f"{what} must be a list of {kind.__name__} objects, as {remedy} returns, "
+                        f"not {items!r:.80}.")
+    return listed
 
 
 def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int = 0,

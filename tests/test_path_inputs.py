@@ -161,3 +161,42 @@ def test_fact_paths_with_int_nodes_are_written():
     from gaba.multihop import format_fact_paths
     p = Path(("Ana Rusk", 7, 8, "Pell Quay"), ("OWNS", "LINKS", "BERTHS"), (True, True, False))
     assert format_fact_paths([p]).endswith("So Ana Rusk is connected to Pell Quay through 7 and 8.")
+
+
+# --- communities ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [{"resolution": "1"}, {"resolution": None}, {"levels": True}])
+def test_detect_communities_options_are_named(kw):
+    from gaba.communities import detect_communities
+    with pytest.raises(ValueError, match=f"{next(iter(kw))} must be a"):
+        detect_communities(harbour(), **kw)
+
+
+def test_summarize_communities_refuses_what_is_not_communities(scripted):
+    from gaba.communities import detect_communities, summarize_communities
+    G = harbour()
+    comms = detect_communities(G)
+    with pytest.raises(TypeError, match="communities must be a list of Community objects"):
+        summarize_communities(G, ["Ana Rusk", "Tern"])
+    with pytest.raises(TypeError, match="communities must be a list of Community objects"):
+        summarize_communities(G, None)
+    with pytest.raises(TypeError, match="G must be the networkx graph the communities came from"):
+        summarize_communities(None, comms)
+    with pytest.raises(ValueError, match="max_facts must be an integer"):
+        summarize_communities(G, comms, max_facts="3")
+    with pytest.raises(TypeError, match="level must be an int"):
+        summarize_communities(G, comms, level="0")
+    assert scripted.requests == []
+
+
+def test_global_rag_refuses_what_is_not_summaries(scripted):
+    from gaba.communities import Community, CommunitySummary, global_rag
+    G = harbour()
+    s = CommunitySummary(Community("c0", 0, ("Ana Rusk", "Tern")), "Boats", "Ana Rusk owns Tern.", ())
+    with pytest.raises(TypeError, match="summaries must be a list of CommunitySummary objects"):
+        global_rag("What are the themes?", G, "abc")
+    with pytest.raises(TypeError, match="summaries must be a list of CommunitySummary objects"):
+        global_rag("What are the themes?", G, [s, "Boats: Ana Rusk owns Tern."])
+    with pytest.raises(TypeError, match="G must be the networkx graph the summaries came from"):
+        global_rag("What are the themes?", None, [s])
+    assert scripted.requests == []
