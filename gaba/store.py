@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .cypher_paths import IDENT_RE, CypherPaths
-from .entities import build_name_table
+from .entities import build_name_table, check_graph
 from .errors import QueryTimeout, StoreError
 from .falkor_server import EmbeddedServer
 from .traversal import _check_timeout
@@ -29,6 +29,9 @@ DEFAULT_LABEL = "Character"
 DEFAULT_TIMEOUT = 10.0
 #: Rows sent per bulk-load query.
 BATCH_SIZE = 5000
+#: Longest node name, in UTF-8 bytes, that FalkorDB's name index finds again (longer ones are stored
+#: but a lookup by name misses them).
+MAX_NAME_BYTES = 4095
 _PROP_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _GRAPH_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
 
@@ -225,6 +228,7 @@ class FalkorStore(CypherPaths):
     def load_networkx(self, G, *, replace: bool = True, batch_size: int = BATCH_SIZE,
                       progress: bool | None = None) -> LoadReport:
         """Bulk-load a NetworkX graph (``relation`` becomes the edge type; ``replace`` deletes it first)."""
+        check_graph(G)
         nodes = [{**d, "name": str(n)} for n, d in G.nodes(data=True)]
         edges = []
         for u, v, *rest in (G.edges(keys=True, data=True) if G.is_multigraph() else G.edges(data=True)):
@@ -246,6 +250,14 @@ class FalkorStore(CypherPaths):
         for n in nodes:
             if not isinstance(n, dict) or not isinstance(n.get("name"), str):
                 raise ValueError(f"every node needs a string 'name'; got {n!r}.")
+            try:
+                size = len(n["name"].encode("utf-8"))
+            except UnicodeEncodeError:
+                raise ValueError(f"the node name {n['name']!r:.80} is not valid Unicode text (a lone "
+                                 "surrogate); clean the name before loading.") from None
+            if size > MAX_NAME_BYTES:
+                raise ValueError(f"the node name {n['name']!r:.80} is {size:,} bytes long; FalkorDB's name "
+                                 f"index finds names of at most {MAX_NAME_BYTES:,} bytes, so shorten it.")
             clean.append({str(k): _plain(v) for k, v in n.items() if _PROP_RE.match(str(k)) and v is not None})
         nodes, edges = clean, [tuple(e) for e in edges]
         by_type: dict[str, list[list[str]]] = {}

@@ -200,3 +200,41 @@ def test_global_rag_refuses_what_is_not_summaries(scripted):
     with pytest.raises(TypeError, match="G must be the networkx graph the summaries came from"):
         global_rag("What are the themes?", None, [s])
     assert scripted.requests == []
+
+
+# --- the graph store --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def harbour_store():
+    pytest.importorskip("falkordb")
+    from gaba.store import FalkorStore
+    with FalkorStore.start(graph="path_inputs") as st:
+        yield st
+
+
+def test_store_refuses_a_name_its_index_cannot_find_again(harbour_store):
+    G = harbour()
+    longest = "Quay " + "é" * 2045          # 4095 bytes: found again
+    G.add_edge(longest, "Tern", relation="MOORS_AT")
+    harbour_store.load_networkx(G)
+    assert [p.nodes for p in P.paths_between(harbour_store, longest, "Ana Rusk", max_depth=2)] == \
+        [(longest, "Tern", "Ana Rusk")]
+    G.add_edge("Quay " + "x" * 5000, "Tern", relation="MOORS_AT")
+    with pytest.raises(ValueError, match="bytes long; FalkorDB's name index finds names of at most 4,095"):
+        harbour_store.load_networkx(G)
+    with pytest.raises(ValueError, match="not valid Unicode text"):
+        harbour_store.load_records([{"name": "Tern \ud800"}], [])
+    with pytest.raises(TypeError, match="expected a networkx graph"):
+        harbour_store.load_networkx(None)
+
+
+def test_store_accepts_the_graphs_own_relation_names(harbour_store):
+    G = nx.MultiDiGraph()
+    G.add_edge("Ana Rusk", "Tern", relation="Works_for")
+    G.add_edge("Tern", "Pell Quay", relation="DOCKS_AT")
+    harbour_store.load_networkx(G)
+    want = [p.rels for p in P.paths_between(G, "Ana Rusk", "Pell Quay", rel_types=["Works_for", "DOCKS_AT"])]
+    got = [p.rels for p in P.paths_between(harbour_store, "Ana Rusk", "Pell Quay", rel_types=["Works_for", "DOCKS_AT"])]
+    assert got == want == [("Works_for", "DOCKS_AT")]
+    with pytest.raises(ValueError, match="relation type .* is not a valid name"):
+        P.paths_between(harbour_store, "Ana Rusk", "Pell Quay", rel_types=["DOCKS_AT]->() DETACH DELETE n //"])
