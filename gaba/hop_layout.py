@@ -7,7 +7,7 @@ from typing import Any
 
 import networkx as nx
 
-from .entities import resolve_entity
+from .entities import check_graph, resolve_entity
 from .graph import _traverse, fact_evidence, fact_sentence
 
 __all__ = ["MAX_NODES", "MAX_FACTS", "explorer_data"]
@@ -76,10 +76,21 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     ``reach``: per entity, the facts and nodes first reached at each hop (``max_hops`` 1 to 6). A
     graph over ``max_nodes`` or ``max_facts`` is an excerpt, marked ``truncated``.
     """
+    check_graph(G)
     if G.number_of_nodes() == 0:
         raise ValueError("the hop explorer needs a non-empty graph; build one with build_knowledge_graph().")
     if isinstance(max_hops, bool) or not isinstance(max_hops, int) or not 1 <= max_hops <= 6:
         raise ValueError(f"max_hops must be an integer from 1 to 6, not {max_hops!r}")
+    for label, size in (("width", width), ("height", height)):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 200:
+            raise ValueError(f"{label} must be a whole number of pixels, at least 200, not {size!r}")
+    if not all(isinstance(n, str) for n in G):
+        # the page names nodes by their text: 7 and "7" would be one node
+        if len({str(n) for n in G}) < G.number_of_nodes():
+            raise ValueError("two nodes of this graph have the same text (such as 7 and '7'); "
+                             "rename one before showing the graph.")
+        entity = str(entity) if entity is not None and not isinstance(entity, str) and entity in G else entity
+        G = nx.relabel_nodes(G, str)
     names = sorted(str(n) for n in G.nodes)
     if entity is None:
         entity = max(names, key=lambda n: (G.degree(n), [-ord(ch) for ch in n]))

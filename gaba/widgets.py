@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import numbers
 from pathlib import Path
 
 from .graph import gather_facts
@@ -24,7 +25,14 @@ _SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
 def hop_explorer_html(G, entity: str | None = None, *, hops: int = 1, max_hops: int = 3,
                       seed: int = 7) -> str:
     """The self-contained HTML of the hop explorer (no network; a ``<noscript>`` fallback lists facts)."""
+    _check_hops(hops)
     return _page(explorer_data(G, entity, max_hops=max_hops, seed=seed), hops)
+
+
+def _check_hops(hops) -> None:
+    """TypeError unless ``hops`` (the hops shown first, kept within 1 to ``max_hops``) is an integer."""
+    if isinstance(hops, bool) or not isinstance(hops, numbers.Integral):
+        raise TypeError(f"hops must be an integer number of hops to show first, not {hops!r}.")
 
 
 def _page(data: dict, hops: int) -> str:
@@ -91,6 +99,7 @@ export default { render };
         hops = traitlets.Int(1).tag(sync=True)
 
         def __init__(self, G, entity=None, *, hops=1, max_hops=3, seed=7, **kwargs):
+            _check_hops(hops)
             data = explorer_data(G, entity, max_hops=max_hops, seed=seed)
             super().__init__(data=data, entity=data["default_entity"],
                              hops=max(1, min(int(hops), max_hops)), **kwargs)

@@ -238,3 +238,48 @@ def test_store_accepts_the_graphs_own_relation_names(harbour_store):
     assert got == want == [("Works_for", "DOCKS_AT")]
     with pytest.raises(ValueError, match="relation type .* is not a valid name"):
         P.paths_between(harbour_store, "Ana Rusk", "Pell Quay", rel_types=["DOCKS_AT]->() DETACH DELETE n //"])
+
+
+# --- the hop explorer -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("G", [None, "Tern", {"Tern": []}])
+def test_hop_explorer_refuses_what_is_not_a_graph(G):
+    from gaba.widgets import hop_explorer_html
+    with pytest.raises(TypeError, match="expected a networkx graph"):
+        hop_explorer_html(G)
+
+
+def test_hop_explorer_shows_a_graph_with_int_nodes():
+    import json
+    import re
+
+    from gaba.hop_layout import explorer_data
+    from gaba.widgets import hop_explorer_html
+    G = nx.MultiDiGraph()
+    G.add_edge(7, "Tern", relation="LINKS")
+    G.add_edge(7, 8, relation="LINKS")
+    G.add_edge("Ana Rusk", 7, relation="OWNS")
+    data = explorer_data(G)
+    assert data["default_entity"] == "7" and sorted(n["name"] for n in data["nodes"]) == ["7", "8", "Ana Rusk", "Tern"]
+    assert explorer_data(G, 8)["default_entity"] == "8"
+    page = hop_explorer_html(G, "Ana Rusk", hops=2)
+    payload = re.search(r'<script type="application/json" id="[^"]+">(.*?)</script>', page, re.S).group(1)
+    shown = json.loads(payload)
+    assert [shown["facts"][i] for i in shown["reach"]["Ana Rusk"]["facts"][0]] == [["Ana Rusk", "OWNS", "7"]]
+    G.add_node("7")
+    with pytest.raises(ValueError, match="two nodes of this graph have the same text"):
+        explorer_data(G)
+
+
+@pytest.mark.parametrize("hops", [None, "2", 2.7, math.nan])
+def test_hop_explorer_hops_must_be_an_integer(hops):
+    from gaba.widgets import hop_explorer_html
+    with pytest.raises(TypeError, match="hops must be an integer number of hops"):
+        hop_explorer_html(harbour(), hops=hops)
+
+
+@pytest.mark.parametrize("kw", [{"width": 0}, {"width": -1}, {"height": "x"}, {"width": None}])
+def test_hop_explorer_size_must_be_pixels(kw):
+    from gaba.hop_layout import explorer_data
+    with pytest.raises(ValueError, match="must be a whole number of pixels"):
+        explorer_data(harbour(), **kw)
