@@ -35,14 +35,15 @@ class Community:
 def undirected_projection(G):
     """The undirected simple graph Louvain runs on: ``weight`` = edges between two nodes, no self-loops.
 
-    Inserted in sorted order, so the same seed gives the same partition.
+    Inserted in the order of the nodes' text, so the same seed gives the same partition; the nodes
+    stay the graph's own (an int node stays an int).
     """
     import networkx as nx
 
-    weights = Counter(tuple(sorted((str(u), str(v)))) for u, v in G.edges() if u != v)
+    weights = Counter(tuple(sorted((u, v), key=str)) for u, v in G.edges() if u != v)
     H = nx.Graph()
-    H.add_nodes_from(sorted(str(n) for n in G.nodes))
-    H.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items()))
+    H.add_nodes_from(sorted(G.nodes, key=str))
+    H.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items(), key=lambda kv: tuple(map(str, kv[0]))))
     return H
 
 
@@ -84,7 +85,8 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
     out: list[Community] = []
     parents = [Community("c", -1, tuple(H.nodes))]   # a root above level 0: its children are c0, c1, ...
     for level, partition in enumerate(hierarchy):
-        groups = sorted((tuple(sorted(g)) for g in partition if g), key=lambda t: (-len(t), t))  # largest first
+        groups = sorted((tuple(sorted(g, key=str)) for g in partition if g),
+                        key=lambda t: (-len(t), tuple(map(str, t))))  # largest first
         parents = [Community(f"{p.id}.{j}" if level else f"c{j}", level, g, p.id if level else None)
                    for p in parents for j, g in enumerate(g for g in groups if set(g) <= set(p.nodes))]
         out += parents
@@ -270,7 +272,7 @@ def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int 
     dy = 0.035 * ((max(ys) - min(ys)) or 1.0)        # labels sit just above their node
     nx.draw_networkx_labels(H, {n: (x, y + dy) for n, (x, y) in pos.items()}, ax=ax,
                             font_size=font_size, verticalalignment="bottom",
-                            labels={n: n.replace(" ", "\n", 1) if len(n) > 14 else n for n in H})
+                            labels={n: str(n).replace(" ", "\n", 1) if len(str(n)) > 14 else str(n) for n in H})
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     ax.set_axis_off()
     return ax

@@ -283,3 +283,16 @@ def test_hop_explorer_size_must_be_pixels(kw):
     from gaba.hop_layout import explorer_data
     with pytest.raises(ValueError, match="must be a whole number of pixels"):
         explorer_data(harbour(), **kw)
+
+
+def test_communities_of_a_graph_with_int_nodes_can_be_summarized(scripted):
+    from gaba.communities import detect_communities, draw_communities, summarize_communities
+    G = nx.MultiDiGraph()
+    for u, v in [(1, 2), (2, 3), (1, 3), ("Ana Rusk", "Tern"), ("Tern", "Pell Quay"), ("Ana Rusk", "Pell Quay")]:
+        G.add_edge(u, v, relation="LINKS")
+    comms = detect_communities(G)
+    assert {c.nodes for c in comms} == {(1, 2, 3), ("Ana Rusk", "Pell Quay", "Tern")}
+    scripted.replies.extend(['{"title": "Numbers", "summary": "One links two."}'] * 2)
+    summaries = summarize_communities(G, comms)
+    assert [len(s.facts) for s in summaries] == [3, 3]
+    assert draw_communities(G, comms) is not None
