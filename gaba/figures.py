@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from numbers import Real
 
 
 def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], *,
@@ -15,9 +16,18 @@ def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], 
     """
     import matplotlib.pyplot as plt
 
+    depths = list(depths)
+    if not isinstance(series, Mapping) or not isinstance(branching or {}, Mapping):
+        raise TypeError("series and branching must map labels to values, such as {'paths': [2, 7, 30]} "
+                        f"and {{'3^k': 3}}, not {series!r:.60} and {branching!r:.60}.")
+    if any(isinstance(cs, (str, bytes)) or not isinstance(cs, Iterable) for cs in series.values()):
+        raise TypeError("each series must be a list of path counts, one per depth.")
+    values = [*depths, *(branching or {}).values(), *(c for cs in series.values() for c in cs if c is not None)]
+    bad = [x for x in values if isinstance(x, bool) or not isinstance(x, Real)]
+    if bad:
+        raise TypeError(f"depths, path counts and branching factors must be numbers, not {bad[0]!r}.")
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.0))
-    depths = list(depths)
     for (label, counts), marker in zip(series.items(), itertools.cycle("osd^v")):
         pts = [(d, c) for d, c in zip(depths, counts) if c and c > 0]    # a log axis has no 0
         if pts:

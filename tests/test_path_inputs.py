@@ -296,3 +296,19 @@ def test_communities_of_a_graph_with_int_nodes_can_be_summarized(scripted):
     summaries = summarize_communities(G, comms)
     assert [len(s.facts) for s in summaries] == [3, 3]
     assert draw_communities(G, comms) is not None
+
+
+# --- figures ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("series, branching, match", [
+    (None, None, "series and branching must map labels to values"),
+    ({"paths": [1, 2]}, [3], "series and branching must map labels to values"),
+    ({"paths": "ab"}, None, "each series must be a list of path counts"),
+    ({"paths": [1, "many"]}, None, "must be numbers, not 'many'"),
+    ({"paths": [1, 2]}, {"b^k": "x"}, "must be numbers, not 'x'"),
+])
+def test_plot_path_growth_names_a_bad_series(series, branching, match):
+    pytest.importorskip("matplotlib")
+    from gaba.figures import plot_path_growth
+    with pytest.raises(TypeError, match=match):
+        plot_path_growth([1, 2], series, branching=branching)
