@@ -57,6 +57,10 @@ class EmbeddedServer:
 
     def __init__(self, *, startup_timeout: float = 30.0,
                  executable: str | None = None, module: str | None = None):
+        if isinstance(startup_timeout, bool) or not isinstance(startup_timeout, (int, float)) \
+                or not 0 < startup_timeout <= 600:
+            raise ValueError(f"startup_timeout={startup_timeout!r} must be a number of seconds, more than 0 "
+                             "and at most 600.")
         self.port: int | None = None
         self.startup_timeout = float(startup_timeout)
         self.executable, self.module = executable, module

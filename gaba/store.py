@@ -34,6 +34,7 @@ BATCH_SIZE = 5000
 MAX_NAME_BYTES = 4095
 _PROP_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _GRAPH_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
+_URL_SCHEMES = ("redis://", "rediss://", "falkor://", "falkors://", "unix://")
 
 
 @dataclasses.dataclass
@@ -92,6 +93,9 @@ class FalkorStore(CypherPaths):
             raise ValueError(f"graph={graph!r}: use letters, digits and _ . : - (at most 100).")
         if not isinstance(label, str) or not IDENT_RE.match(label):
             raise ValueError(f"label={label!r} must look like 'Character' (a capital, then letters/digits/_).")
+        if not isinstance(url, str) or not url.startswith(_URL_SCHEMES):
+            raise ValueError(f"url={url!r} is not a FalkorDB address; give one like redis://127.0.0.1:6379 "
+                             "(or leave FALKORDB_URL unset for an embedded server).")
         self.url, self.graph_name, self.label, self.server = url, graph, label, server
         self._clients: dict[int, Any] = {}
         self._lock = threading.Lock()
@@ -318,7 +322,7 @@ class FalkorStore(CypherPaths):
 
     def node_attribute(self, names: Sequence[str], attr: str) -> dict[str, Any]:
         """``{name: value of attr}`` for the given nodes (missing values left out)."""
-        if not _PROP_RE.match(attr):
+        if not isinstance(attr, str) or not _PROP_RE.match(attr):
             raise ValueError(f"attribute name {attr!r} must be letters, digits and _.")
         rows = self.query(f"UNWIND $names AS n MATCH (c:{self.label} {{name: n}}) RETURN c.name, c.{attr}",
                           {"names": list(names)}).rows

@@ -47,6 +47,18 @@ class Path:
     forward: tuple[bool, ...] = ()
     symmetric: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if not (type(self.nodes) is tuple and type(self.rels) is tuple and type(self.forward) is tuple):
+            raise TypeError(f"a Path holds tuples of nodes, relations and directions, not "
+                            f"{self.nodes!r}, {self.rels!r}, {self.forward!r}.")
+        if not len(self.nodes) == len(self.rels) + 1 == len(self.forward) + 1:
+            raise ValueError(f"a Path of {len(self.rels)} relation(s) needs one node more and as many "
+                             f"directions; got {len(self.nodes)} nodes and {len(self.forward)} directions.")
+        if type(self.symmetric) is not frozenset:
+            if isinstance(self.symmetric, str) or not isinstance(self.symmetric, Iterable):
+                raise TypeError(f"Path.symmetric is a set of relation types, not {self.symmetric!r}.")
+            object.__setattr__(self, "symmetric", frozenset(self.symmetric))
+
     @property
     def hops(self) -> int:
         """Number of edges."""

@@ -312,3 +312,40 @@ def test_plot_path_growth_names_a_bad_series(series, branching, match):
     from gaba.figures import plot_path_growth
     with pytest.raises(TypeError, match=match):
         plot_path_growth([1, 2], series, branching=branching)
+
+
+@pytest.mark.parametrize("args, error, match", [
+    ((("Ana Rusk", "Tern"), ("OWNS", "BERTHS"), (True,)), ValueError, "needs one node more and as many directions"),
+    ((("Ana Rusk",), ("OWNS",), ()), ValueError, "needs one node more and as many directions"),
+    ((["Ana Rusk", "Tern"], ["OWNS"], [True]), TypeError, "a Path holds tuples"),
+    (("AT", ("OWNS",), (True,)), TypeError, "a Path holds tuples"),
+    ((("Ana Rusk", "Tern"), ("OWNS",), (True,), "OWNS"), TypeError, "Path.symmetric is a set of relation types"),
+])
+def test_a_path_that_does_not_add_up_is_refused(args, error, match):
+    with pytest.raises(error, match=match):
+        Path(*args)
+
+
+def test_a_path_takes_any_set_of_symmetric_relations():
+    p = Path(("Ana Rusk", "Tern"), ("OWNS",), (True,), {"OWNS"})
+    assert p.symmetric == frozenset({"OWNS"}) and str(p) == "Ana Rusk -OWNS- Tern" and hash(p)
+
+
+@pytest.mark.parametrize("url", ["localhost:6379", 5, None, "http://127.0.0.1:6379"])
+def test_a_store_address_that_is_no_url_is_named(url):
+    from gaba.store import FalkorStore
+    with pytest.raises(ValueError, match="is not a FalkorDB address; give one like redis://"):
+        FalkorStore(url)
+
+
+@pytest.mark.parametrize("timeout", [0, -1, "x", None, math.nan])
+def test_embedded_server_startup_timeout_is_checked(timeout):
+    from gaba.falkor_server import EmbeddedServer
+    with pytest.raises(ValueError, match="startup_timeout=.* must be a number of seconds"):
+        EmbeddedServer(startup_timeout=timeout)
+
+
+def test_store_node_attribute_name_must_be_text(harbour_store):
+    harbour_store.load_networkx(harbour())
+    with pytest.raises(ValueError, match="attribute name None must be letters"):
+        harbour_store.node_attribute(["Tern"], None)
