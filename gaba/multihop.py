@@ -7,6 +7,7 @@ the facts they walk.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
 
     ``kinship_words`` adds the kinship word both ways (``aunt``, ``nephew``), computed, not generated.
     """
+    _check_paths(paths, scores)
     lines = []
     for i, p in enumerate(paths, start=1):
         roles = path_roles(p, genders)
@@ -40,6 +42,16 @@ def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
             line += "."
         lines.append(line)
     return "\n".join(lines)
+
+
+def _check_paths(paths, scores) -> None:
+    """TypeError/ValueError unless ``paths`` are Paths and ``scores`` (if given) one number per path."""
+    if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence) or \
+            not all(isinstance(p, Path) for p in paths):
+        raise TypeError(f"paths must be a list of gaba.traversal.Path (as top_paths returns), not {paths!r:.80}.")
+    if scores is not None and (len(scores) != len(paths) or
+                               not all(isinstance(s, numbers.Real) and not isinstance(s, bool) for s in scores)):
+        raise ValueError(f"scores must hold one number per path ({len(paths)}), not {scores!r:.80}.")
 
 
 def _head(i: int, scores: Sequence[float] | None) -> str:
@@ -68,6 +80,7 @@ def format_fact_paths(paths: Sequence[Path], scores: Sequence[float] | None = No
     >>> print(format_fact_paths([p]))
     Path 1: Ana Rusk owns Tern. Pell Quay berths Tern. So Ana Rusk is connected to Pell Quay through Tern.
     """
+    _check_paths(paths, scores)
     lines = []
     for i, p in enumerate(paths, start=1):
         text = " ".join(fact_sentence(f) for f in path_facts(p))
@@ -125,8 +138,11 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
             raise ValueError(f"{name}={value!r} must be a positive integer: how many paths {what}.")
     kind, ents = classify_query(G, question)
     if kind == "unknown":
-        raise EntityNotFound(f"The question {question!r} names no entity of this graph; name "
-                             f"one, for example {', '.join(repr(s) for s in suggest(G, question))}.")
+        names = suggest(G, question)
+        raise EntityNotFound(f"The question {question!r} names no entity of this graph; name one, for "
+                             f"example {', '.join(repr(s) for s in names)}." if names else
+                             f"The question {question!r} names no entity: this graph has none; build it "
+                             "first (gaba.graph.build_knowledge_graph).")
     if kind == "multi-hop":
         res = top_paths(G, ents[0], ents[1], k=beam_width, max_depth=max_depth, limit=limit,
                         timeout=timeout)

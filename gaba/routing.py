@@ -69,6 +69,7 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
     Decides when exactly one route's cues match; with none, ``default``, else (with ``G``) a
     traversal route when the question names an entity of ``G``.
     """
+    _check_rules(rules, default)
     q = _cue_text(question)
     hits = {r: [p for p in pats if re.search(p, q)] for r, pats in rules.items()}
     matched = [r for r in rules if hits[r]]
@@ -89,6 +90,25 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
     if r in TRAVERSALS and G is not None and not _entities(question, G):
         return None, (f"a cue of {r}" if matched else "no cue") + " but no entity of the graph named"
     return r, reason
+
+
+def _check_rules(rules, default) -> None:
+    """ValueError/TypeError unless ``rules`` maps routes to lists of valid regular expressions and
+    ``default`` is None or a route."""
+    if not isinstance(rules, Mapping) or any(isinstance(pats, (str, bytes)) or not isinstance(pats, Sequence)
+                                             or not all(isinstance(p, str) for p in pats)
+                                             for pats in rules.values()):
+        raise TypeError(f"rules must map each route to a list of regular expressions, such as "
+                        f"{{'flat': [r'\\bhow much\\b']}}, not {rules!r:.80}.")
+    for pats in rules.values():
+        for p in pats:
+            try:
+                re.compile(p)
+            except re.error as exc:
+                raise ValueError(f"the cue pattern {p!r} is not a valid regular expression ({exc}); fix it.") from None
+    if default is not None and default not in (*ROUTES, *TRAVERSALS, *rules):
+        raise ValueError(f"default={default!r} is not a route; use one of {sorted({*ROUTES, *TRAVERSALS, *rules})} "
+                         "or None.")
 
 
 def _entities(question: str, G) -> list[str]:
@@ -170,6 +190,13 @@ def _paths_answer(question: str, G):
         return None
 
 
+def _pair(route: str, result) -> tuple:
+    """A retriever's ``(answer, evidence)``; TypeError naming the route when it returned something else."""
+    if isinstance(result, (str, bytes)) or not isinstance(result, Sequence) or len(result) != 2:
+        raise TypeError(f"the {route} retriever must return a pair (answer, evidence), not {result!r:.80}.")
+    return result
+
+
 def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None,
         route_to: str | None = None, use_model: bool = True, hops: int = 2, k: int = 2,
         top: int = 3, scorer: str = "embed", local: Callable[..., tuple[str, Any]] | None = None,
@@ -200,9 +227,9 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
         note += ("; it names two entities and asks how they connect, so the path search answered "
                  "(gaba.multihop.multi_hop_query)")
     elif d.route == "local":
-        answer, evidence = (rag.graph_rag if local is None else local)(question, G, hops=hops)
+        answer, evidence = _pair("local", (rag.graph_rag if local is None else local)(question, G, hops=hops))
     elif d.route == "flat":
-        answer, evidence = (rag.flat_rag if flat is None else flat)(question, k=k)
+        answer, evidence = _pair("flat", (rag.flat_rag if flat is None else flat)(question, k=k))
     else:
         if summaries is None:
             summaries = summarize_communities(G, detect_communities(G))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import re
 import time
 import warnings
@@ -287,7 +288,7 @@ def edge_weights(G: Any) -> dict[str, float]:
 
 def _is_number(x: Any) -> bool:
     """True for a real number that is not NaN (bool excluded)."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and not math.isnan(x)
 
 
 def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:

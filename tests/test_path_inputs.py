@@ -349,3 +349,52 @@ def test_store_node_attribute_name_must_be_text(harbour_store):
     harbour_store.load_networkx(harbour())
     with pytest.raises(ValueError, match="attribute name None must be letters"):
         harbour_store.node_attribute(["Tern"], None)
+
+
+# --- formatting paths, routing ----------------------------------------------------------------
+
+@pytest.mark.parametrize("paths, scores, error, match", [
+    ([P1], [], ValueError, r"scores must hold one number per path \(1\)"),
+    ([P1], ["x"], ValueError, r"scores must hold one number per path \(1\)"),
+    ("ab", None, TypeError, "paths must be a list of gaba.traversal.Path"),
+    ([P1, ("Ana Rusk", "Tern")], None, TypeError, "paths must be a list of gaba.traversal.Path"),
+])
+def test_formatting_paths_names_bad_paths_and_scores(paths, scores, error, match):
+    from gaba.multihop import format_fact_paths, format_paths
+    for fmt in (format_paths, format_fact_paths):
+        with pytest.raises(error, match=match):
+            fmt(paths, scores)
+
+
+def test_numpy_scores_are_numbers():
+    np = pytest.importorskip("numpy")
+    from gaba.multihop import format_fact_paths
+    r = P.top_paths(harbour(), "Ana Rusk", "Pell Quay", scorer=lambda p: np.float32(0.25))
+    assert format_fact_paths(r.paths, r.scores).startswith("Path 1 (score 0.250): ")
+
+
+def test_a_question_about_an_empty_graph_says_the_graph_is_empty():
+    from gaba.errors import EntityNotFound
+    from gaba.multihop import multi_hop_query
+    with pytest.raises(EntityNotFound, match="this graph has none; build it first"):
+        multi_hop_query(nx.MultiDiGraph(), "How is Ana Rusk connected to Tern?")
+
+
+@pytest.mark.parametrize("kw, error, match", [
+    ({"default": "nowhere"}, ValueError, "default='nowhere' is not a route"),
+    ({"rules": {"local": ["("]}}, ValueError, "cue pattern '\\(' is not a valid regular expression"),
+    ({"rules": ["local"]}, TypeError, "rules must map each route to a list of regular expressions"),
+    ({"rules": {"flat": "how much"}}, TypeError, "rules must map each route to a list of regular expressions"),
+])
+def test_route_names_bad_rules_and_defaults(kw, error, match):
+    from gaba.routing import route
+    with pytest.raises(error, match=match):
+        route("Tell me what happened to the harbour", harbour(), use_model=False, **kw)
+
+
+def test_ask_names_a_retriever_that_returns_no_pair():
+    from gaba.routing import ask
+    with pytest.raises(TypeError, match="the flat retriever must return a pair"):
+        ask("How much did Tern cost?", harbour(), route_to="flat", flat=lambda q, k: None)
+    with pytest.raises(TypeError, match="the local retriever must return a pair"):
+        ask("Tell me about Ana Rusk please", harbour(), route_to="local", local=lambda q, G, hops: "Tern")
