@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -78,6 +79,21 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}"
     return text or type(exc).__name__
+
+
+#: Characters a terminal acts on (control codes, escape sequences, bidirectional overrides).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _printable(text) -> str:
+    """``text`` with the characters a terminal would act on written as escapes (``\\x1b``): a
+    hostile entity name or model reply cannot recolour, clear or rewrite the reader's terminal."""
+    return _UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode(), str(text))
+
+
+def _say(*parts) -> None:
+    """``print`` for text that comes from the graph or the model (see :func:`_printable`)."""
+    print(*(_printable(p) for p in parts))
 
 
 def graph_output(corpus: str | Path, out: str | Path | None = None) -> Path:
@@ -143,9 +159,9 @@ def _ask(args) -> None:
             raise ValueError("--paths and --hop-by-hop are two ways of answering; choose one")
         found = multi_hop_query(G, args.question)
         if args.trace:
-            print("entities:", ", ".join(found.entities))
-            print(found.context)
-        print(found.answer)
+            _say("entities:", ", ".join(found.entities))
+            _say(found.context)
+        _say(found.answer)
         return
     if args.hop_by_hop:
         if args.no_grounding:
@@ -155,7 +171,7 @@ def _ask(args) -> None:
                                  fact_order=args.fact_order, rank=args.rank)
         traces = out["traces"]
         if args.trace:
-            print("steps:", " | ".join(out["plan"]))
+            _say("steps:", " | ".join(out["plan"]))
     else:
         out = graph_rag_trace(args.question, G, hops=args.hops, budget=budget,
                               grounding=not args.no_grounding, fact_order=args.fact_order,
@@ -163,14 +179,14 @@ def _ask(args) -> None:
         traces = [out]
     for i, t in enumerate(traces if args.trace else [], 1):
         if args.hop_by_hop:
-            print(f"step {i}:", t["question"])
-        print("entities:", ", ".join(t["entities"]) or "none")
-        print(t["prompt"] or "(no model call)")
+            _say(f"step {i}:", t["question"])
+        _say("entities:", ", ".join(t["entities"]) or "none")
+        _say(t["prompt"] or "(no model call)")
         if t["reply"] is not None:
-            print("reply:", t["reply"])
+            _say("reply:", t["reply"])
         if t["grounding"] is not None:
-            print("grounding:", t["grounding"].reason)
-    print(out["answer"])
+            _say("grounding:", t["grounding"].reason)
+    _say(out["answer"])
 
 
 #: Each command and what runs it (``args`` -> exit code, None for 0), in the order of ``--help``.
@@ -263,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             expected = isinstance(exc, (GabaError, OSError, ValueError))
             hint = "" if expected or debug else " (an unexpected error; run with --debug for the traceback)"
             prefix = "" if expected else f"{type(exc).__name__}: "
-            print(f"error: {prefix}{_one_line(exc)}{hint}", file=sys.stderr)
+            print(f"error: {prefix}{_printable(_one_line(exc))}{hint}", file=sys.stderr)
             return 1
 
 

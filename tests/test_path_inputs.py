@@ -398,3 +398,22 @@ def test_ask_names_a_retriever_that_returns_no_pair():
         ask("How much did Tern cost?", harbour(), route_to="flat", flat=lambda q, k: None)
     with pytest.raises(TypeError, match="the local retriever must return a pair"):
         ask("Tell me about Ana Rusk please", harbour(), route_to="local", local=lambda q, G, hops: "Tern")
+
+
+# --- the command line -------------------------------------------------------------------------
+
+def test_cli_ask_paths_prints_no_terminal_control_codes(scripted, tmp_path, capsys):
+    from gaba.__main__ import main
+    from gaba.graph import save_graph
+    G = nx.MultiDiGraph()
+    G.add_edge("Ana Rusk", "Tern\x1b]0;owned\x07", relation="OWNS")
+    G.add_edge("Pell Quay", "Tern\x1b]0;owned\x07", relation="BERTHS")
+    save_graph(G, tmp_path / "g.json")
+    scripted.replies.append("Through \x1b[2JTern\u202e.")
+    assert main(["ask", "--paths", "--trace", "--graph", str(tmp_path / "g.json"),
+                 "How is Ana Rusk connected to Pell Quay?"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "Through \\x1b[2JTern\\u202e." in out and "Tern\\x1b]0;owned\\x07" in out
+    assert main(["ask", "--paths", "--graph", str(tmp_path / "g.json"), "Who is \x1b[2JAna Rusk?"]) == 1
+    assert "\x1b" not in capsys.readouterr().err
