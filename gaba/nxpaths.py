@@ -10,7 +10,7 @@ import time
 
 import networkx as nx
 
-from .traversal import Path, PathCounter, TraversalStats, edge_relation, symmetric_relations
+from .traversal import MAX_PATHS, Path, PathCounter, TraversalStats, edge_relation, symmetric_relations
 
 
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
@@ -113,8 +113,12 @@ def nx_shortest(G, a, b, max_depth, direction, rel_types, timeout) -> tuple[list
                 return found, True
             hops = [[(r, f) for n, r, f in nx_steps(G, u, direction, rel_types) if n == v]
                     for u, v in itertools.pairwise(nodes)]
-            found += [Path(tuple(nodes), tuple(r for r, _ in c), tuple(f for _, f in c), sym)
-                      for c in itertools.product(*hops)]
+            for c in itertools.product(*hops):          # parallel edges multiply the paths
+                if clock.over():
+                    return found, True
+                found.append(Path(tuple(nodes), tuple(r for r, _ in c), tuple(f for _, f in c), sym))
+                if len(found) > MAX_PATHS:              # one more than the cap: the result is cut
+                    return found, False
     except nx.NetworkXNoPath:
         pass
     return found, False

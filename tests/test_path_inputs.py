@@ -417,3 +417,42 @@ def test_cli_ask_paths_prints_no_terminal_control_codes(scripted, tmp_path, caps
     assert "Through \\x1b[2JTern\\u202e." in out and "Tern\\x1b]0;owned\\x07" in out
     assert main(["ask", "--paths", "--graph", str(tmp_path / "g.json"), "Who is \x1b[2JAna Rusk?"]) == 1
     assert "\x1b" not in capsys.readouterr().err
+
+
+# --- shortest paths multiplied by parallel edges ----------------------------------------------
+
+def ladder(hops: int, parallel: int) -> nx.MultiDiGraph:
+    G = nx.MultiDiGraph()
+    for i in range(hops):
+        for r in range(parallel):
+            G.add_edge(f"Quay {i}", f"Quay {i + 1}", relation=f"ROUTE_{r}")
+    return G
+
+
+def test_shortest_paths_stop_at_the_cap_with_a_warning(monkeypatch):
+    from gaba import nxpaths
+    from gaba.traversal import TruncatedResult
+    monkeypatch.setattr(nxpaths, "MAX_PATHS", 50)
+    monkeypatch.setattr(P, "MAX_PATHS", 50)
+    with pytest.warns(TruncatedResult, match="shortest_paths stopped at 50 paths"):
+        r = P.shortest_paths(ladder(3, 5), "Quay 0", "Quay 3")
+    assert len(r) == 50 and r.stats.truncated and not r.stats.timed_out
+    assert len(P.shortest_paths(ladder(2, 5), "Quay 0", "Quay 2")) == 25      # under the cap: all
+
+
+def test_shortest_paths_keep_their_time_limit_with_parallel_edges():
+    import time
+    t0 = time.perf_counter()
+    r = P.shortest_paths(ladder(6, 12), "Quay 0", "Quay 6", timeout=0.3)    # 12**6 paths
+    assert r.stats.timed_out and time.perf_counter() - t0 < 3
+
+
+def test_store_shortest_paths_stop_at_the_cap(harbour_store, monkeypatch):
+    from gaba import cypher_paths
+    from gaba.traversal import TruncatedResult
+    harbour_store.load_networkx(ladder(3, 5))
+    monkeypatch.setattr(cypher_paths, "MAX_PATHS", 50)
+    monkeypatch.setattr(P, "MAX_PATHS", 50)
+    with pytest.warns(TruncatedResult):
+        r = P.shortest_paths(harbour_store, "Quay 0", "Quay 3")
+    assert len(r) == 50 and r.stats.truncated
