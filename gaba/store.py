@@ -73,13 +73,27 @@ class LoadReport:
 
 
 def _plain(value: Any) -> Any:
-    """A property value FalkorDB can store (None for values to skip)."""
+    """A property value FalkorDB can store (None for values to skip, NaN included: pandas' missing value)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else list(value)
-        return [v if isinstance(v, (bool, int, float, str)) else str(v) for v in items]
+        return [_plain(v) if isinstance(v, (bool, int, float, str)) else str(v) for v in items]
     return str(value)
+
+
+def _check_value(value: Any, where: str) -> None:
+    """ValueError for what FalkorDB's query parameters cannot carry, or would store as another value."""
+    for v in value if isinstance(value, list) else [value]:
+        if isinstance(v, str) and "\x00" in v:
+            raise ValueError(f"{where} contains a NUL character (\\x00), which FalkorDB's query parameters "
+                             "cannot carry; remove it before loading.")
+        if isinstance(v, float) and math.isinf(v):
+            raise ValueError(f"{where} is {v}; FalkorDB stores no infinite number, so give a finite one.")
+        if isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < 2**63:
+            raise ValueError(f"{where} is {v}, beyond FalkorDB's 64-bit integers; store it as text.")
 
 
 class FalkorStore(CypherPaths):
@@ -250,7 +264,7 @@ class FalkorStore(CypherPaths):
         """Bulk-load plain records: node dicts with a ``name``, edges ``(source, relation, target)``."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not 1 <= batch_size <= 100_000:
             raise ValueError(f"batch_size={batch_size!r} must be an integer from 1 to 100,000.")
-        clean = []
+        clean, names = [], set()
         for n in nodes:
             if not isinstance(n, dict) or not isinstance(n.get("name"), str):
                 raise ValueError(f"every node needs a string 'name'; got {n!r}.")
@@ -262,13 +276,21 @@ class FalkorStore(CypherPaths):
             if size > MAX_NAME_BYTES:
                 raise ValueError(f"the node name {n['name']!r:.80} is {size:,} bytes long; FalkorDB's name "
                                  f"index finds names of at most {MAX_NAME_BYTES:,} bytes, so shorten it.")
-            clean.append({str(k): _plain(v) for k, v in n.items() if _PROP_RE.match(str(k)) and v is not None})
+            if n["name"] in names:
+                raise ValueError(f"two nodes are named {n['name']!r}; names must be unique, so merge or "
+                                 "rename them.")
+            names.add(n["name"])
+            props = {str(k): pv for k, v in n.items() if _PROP_RE.match(str(k)) and (pv := _plain(v)) is not None}
+            for k, v in props.items():
+                _check_value(v, f"the {k!r} of node {n['name']!r:.80}")
+            clean.append(props)
         nodes, edges = clean, [tuple(e) for e in edges]
         by_type: dict[str, list[list[str]]] = {}
         for e in edges:
             if len(e) != 3:
                 raise ValueError(f"edges are (source, relation, target) triples; got {e!r}.")
             s, r, t = e
+            _check_value([s, t], f"the edge {e!r:.80}")
             if not isinstance(r, str) or not IDENT_RE.match(r):
                 raise ValueError(f"relation type {r!r} must look like FATHER_OF (a capital, then "
                                  "letters, digits or _); it becomes part of the query text.")
@@ -307,7 +329,12 @@ class FalkorStore(CypherPaths):
     def name_table(self) -> dict[str, str]:
         """Name or alias (:func:`gaba.entities.name_key`) -> name (cached until the next load)."""
         if self._names is None:
-            rows = self.query(f"MATCH (c:{self.label}) RETURN c.name, c.aliases", timeout=60).rows
+            try:
+                rows = self.query(f"MATCH (c:{self.label}) RETURN c.name, c.aliases", timeout=60).rows
+            except StoreError as exc:
+                if "empty key" not in str(exc):      # FalkorDB's words for a graph never loaded
+                    raise
+                rows = []
             if not rows:
                 raise StoreError(f"Graph {self.graph_name!r} is empty; load it first, e.g. "
                                  "store.load_networkx(gaba.data.westeros.load_westeros()).")

@@ -456,3 +456,40 @@ def test_store_shortest_paths_stop_at_the_cap(harbour_store, monkeypatch):
     with pytest.warns(TruncatedResult):
         r = P.shortest_paths(harbour_store, "Quay 0", "Quay 3")
     assert len(r) == 50 and r.stats.truncated
+
+
+def test_store_refuses_what_it_would_garble_and_keeps_the_graph(harbour_store):
+    harbour_store.load_networkx(harbour())
+    before = harbour_store.counts()
+    G = nx.MultiDiGraph()
+    G.add_edge(1, "Tern", relation="OWNS")
+    G.add_edge("1", "Pell Quay", relation="OWNS")
+    with pytest.raises(ValueError, match="two nodes are named '1'; names must be unique"):
+        harbour_store.load_networkx(G)
+    with pytest.raises(ValueError, match="two nodes are named 'Tern'"):
+        harbour_store.load_records([{"name": "Tern"}, {"name": "Tern"}], [])
+    for props, match in [({"note": "a\x00b"}, "contains a NUL character"),
+                         ({"depth": math.inf}, "FalkorDB stores no infinite number"),
+                         ({"tonnage": 10**30}, "beyond FalkorDB's 64-bit integers"),
+                         ({"tags": ["ok", "a\x00b"]}, "contains a NUL character")]:
+        with pytest.raises(ValueError, match=match):
+            harbour_store.load_records([{"name": "Tern", **props}], [])
+    with pytest.raises(ValueError, match="contains a NUL character"):
+        harbour_store.load_records([{"name": "Tern"}], [("Tern\x00", "OWNS", "Tern")])
+    assert harbour_store.counts() == before            # a refused load loses nothing
+
+
+def test_store_skips_nan_as_a_missing_value(harbour_store):
+    harbour_store.load_records([{"name": "Tern", "tonnage": math.nan, "crew": 4},
+                                {"name": "Ana Rusk", "tonnage": 2.5}], [("Ana Rusk", "OWNS", "Tern")])
+    assert harbour_store.node_attribute(["Ana Rusk", "Tern"], "tonnage") == {"Ana Rusk": 2.5}
+    assert harbour_store.node_attribute(["Tern"], "crew") == {"Tern": 4}
+
+
+def test_a_store_never_loaded_says_so():
+    pytest.importorskip("falkordb")
+    from gaba.errors import StoreError
+    from gaba.store import FalkorStore
+    with FalkorStore.start(graph="never_loaded") as st, \
+            pytest.raises(StoreError, match="Graph 'never_loaded' is empty; load it first"):
+        P.paths_between(st, "Ana Rusk", "Tern")
