@@ -335,7 +335,8 @@ def resolve(G: Any, name: Any) -> str:
 
 def node_attribute(G: Any, names: Iterable[str], attr: str) -> dict[str, Any]:
     """``{name: G.nodes[name][attr]}`` on either backend (missing values are left out)."""
-    names = sorted(set(names))
+    names = {names} if isinstance(names, str) else set(names)        # one name, not its letters
+    names = _sorted(names, lambda n, text: text((n,)))
     if is_store(G):
         return G.node_attribute(names, attr)
     return {n: G.nodes[n][attr] for n in names if n in G and G.nodes[n].get(attr) is not None}

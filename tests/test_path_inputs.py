@@ -493,3 +493,12 @@ def test_a_store_never_loaded_says_so():
     with FalkorStore.start(graph="never_loaded") as st, \
             pytest.raises(StoreError, match="Graph 'never_loaded' is empty; load it first"):
         P.paths_between(st, "Ana Rusk", "Tern")
+
+
+def test_node_attribute_of_one_name_given_as_a_string():
+    from gaba.traversal import node_attribute
+    G = harbour()
+    G.nodes["Tern"]["kind"] = "boat"
+    G.add_node(7, kind="dock")
+    assert node_attribute(G, "Tern", "kind") == {"Tern": "boat"}
+    assert node_attribute(G, ["Tern", 7, "Ana Rusk"], "kind") == {"Tern": "boat", 7: "dock"}
