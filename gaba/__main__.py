@@ -157,6 +157,12 @@ def _ask(args) -> None:
     if args.paths:
         if args.hop_by_hop:
             raise ValueError("--paths and --hop-by-hop are two ways of answering; choose one")
+        unused = [flag for flag, given in (("--hops", args.hops != 2), ("--budget", args.budget is not None),
+                                           ("--rank", args.rank != DEFAULT_RANK), ("--no-grounding", args.no_grounding),
+                                           ("--fact-order", args.fact_order != DEFAULT_FACT_ORDER)) if given]
+        if unused:
+            raise ValueError(f"--paths answers from the paths between two entities and does not use "
+                             f"{', '.join(unused)}; drop {'it' if len(unused) == 1 else 'them'}")
         found = multi_hop_query(G, args.question)
         if args.trace:
             _say("entities:", ", ".join(found.entities))

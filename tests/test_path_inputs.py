@@ -440,8 +440,11 @@ def test_shortest_paths_stop_at_the_cap_with_a_warning(monkeypatch):
     assert len(P.shortest_paths(ladder(2, 5), "Quay 0", "Quay 2")) == 25      # under the cap: all
 
 
-def test_shortest_paths_keep_their_time_limit_with_parallel_edges():
+def test_shortest_paths_keep_their_time_limit_with_parallel_edges(monkeypatch):
     import time
+
+    from gaba import nxpaths
+    monkeypatch.setattr(nxpaths, "MAX_PATHS", 10**9)          # the clock, not the cap, must stop it
     t0 = time.perf_counter()
     r = P.shortest_paths(ladder(6, 12), "Quay 0", "Quay 6", timeout=0.3)    # 12**6 paths
     assert r.stats.timed_out and time.perf_counter() - t0 < 3
@@ -502,3 +505,16 @@ def test_node_attribute_of_one_name_given_as_a_string():
     G.add_node(7, kind="dock")
     assert node_attribute(G, "Tern", "kind") == {"Tern": "boat"}
     assert node_attribute(G, ["Tern", 7, "Ana Rusk"], "kind") == {"Tern": "boat", 7: "dock"}
+
+
+@pytest.mark.parametrize("extra", [["--budget", "5"], ["--hops", "3"], ["--no-grounding"], ["--rank", "lexical"],
+                                   ["--fact-order", "sorted"]])
+def test_cli_ask_paths_refuses_options_it_would_ignore(extra, scripted, tmp_path, capsys):
+    from gaba.__main__ import main
+    from gaba.graph import save_graph
+    save_graph(harbour(), tmp_path / "g.json")
+    assert main(["ask", "--paths", "--graph", str(tmp_path / "g.json"), *extra,
+                 "How is Ana Rusk connected to Pell Quay?"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --paths answers from the paths between two entities and does not use {extra[0]}")
+    assert err.count("\n") == 1 and scripted.requests == []
