@@ -40,6 +40,9 @@ def undirected_projection(G):
     """
     import networkx as nx
 
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"communities are found in a networkx graph (as build_knowledge_graph or load_graph "
+                        f"returns), not a {type(G).__name__}.")
     weights = Counter(tuple(sorted((u, v), key=str)) for u, v in G.edges() if u != v)
     H = nx.Graph()
     H.add_nodes_from(sorted(G.nodes, key=str))
@@ -61,17 +64,15 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
     """
     import networkx as nx
 
-    if not isinstance(G, nx.Graph):
-        raise TypeError(f"detect_communities needs a networkx graph, not {type(G).__name__}.")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int (for a reproducible partition), not {seed!r}.")
     if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or not resolution > 0:
         raise ValueError(f"resolution must be a number > 0, not {resolution!r}.")
     if levels is not None and (isinstance(levels, bool) or not isinstance(levels, int) or levels < 1):
         raise ValueError(f"levels must be a positive int or None (all levels), not {levels!r}.")
+    H = undirected_projection(G)
     if G.number_of_nodes() == 0:
         raise NoCommunities("The graph is empty: build it first (gaba.graph.build_knowledge_graph).")
-    H = undirected_projection(G)
     if H.number_of_edges() == 0:
         raise NoCommunities(
             f"The graph has {G.number_of_nodes()} nodes and no edges between distinct nodes, so "
@@ -99,11 +100,17 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
 
 def partition_signature(communities: Sequence[Community]) -> tuple:
     """A hashable value equal for equal partitions (compare two runs with it)."""
-    return tuple((c.level, c.nodes) for c in communities)
+    listed = None if isinstance(communities, (str, bytes)) else list(communities)
+    if listed is None or not all(isinstance(c, Community) for c in listed):
+        raise TypeError(f"partition_signature needs the Community list of detect_communities, not {communities!r:.80}.")
+    return tuple((c.level, c.nodes) for c in listed)
 
 
 def _internal_edges(G, community: Community | Sequence[str]):
     """``(u, v, key, data)`` of the edges between two different members (key None in a simple graph)."""
+    if isinstance(community, (str, bytes)) or not isinstance(community, (Community, Iterable)):
+        raise TypeError(f"community must be a Community or a list of node names, not {community!r:.80}.")
+    _graph_and_items(G, [], Community, "community", "detect_communities(G)")
     nodes = set(community.nodes if isinstance(community, Community) else community)
     edges = G.edges(keys=True, data=True) if G.is_multigraph() else \
         ((u, v, None, d) for u, v, d in G.edges(data=True))
@@ -122,7 +129,7 @@ def community_documents(G, community: Community | Sequence[str]) -> list[str]:
     for *_, d in _internal_edges(G, community):
         if d.get("doc_id"):
             docs.add(str(d["doc_id"]))
-        docs.update(str(src[0]) for src in d.get("sources") or [] if src)
+        docs.update(str(src[0]) for src in d.get("sources") or [] if isinstance(src, (list, tuple)) and src)
     return sorted(docs)
 
 

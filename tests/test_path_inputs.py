@@ -518,3 +518,23 @@ def test_cli_ask_paths_refuses_options_it_would_ignore(extra, scripted, tmp_path
     err = capsys.readouterr().err
     assert err.startswith(f"error: --paths answers from the paths between two entities and does not use {extra[0]}")
     assert err.count("\n") == 1 and scripted.requests == []
+
+
+def test_community_helpers_refuse_a_string_or_no_graph():
+    pytest.importorskip("matplotlib")
+    from gaba.communities import (Community, community_documents, community_facts, draw_communities,
+                                  partition_signature)
+    G = harbour()
+    G.add_edge("Ana Rusk", "Tern", relation="OWNS", sources=[5, ("dock-log",)])
+    c = Community("c0", 0, ("Ana Rusk", "Tern"))
+    with pytest.raises(TypeError, match="community must be a Community or a list of node names"):
+        community_facts(G, "Ana Rusk")           # not the nodes A, n, a, ...
+    for call in (lambda: community_facts(None, c), lambda: community_documents(None, c)):
+        with pytest.raises(TypeError, match="G must be the networkx graph the community came from"):
+            call()
+    with pytest.raises(TypeError, match="communities are found in a networkx graph"):
+        draw_communities(None, [c])
+    with pytest.raises(TypeError, match="partition_signature needs the Community list"):
+        partition_signature("c0")
+    assert partition_signature(x for x in [c]) == ((0, ("Ana Rusk", "Tern")),)
+    assert community_documents(G, c) == ["dock-log"]
