@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from xml.etree.ElementTree import ParseError
 
 from .errors import GabaError
 from .fileio import atomic_write_json, atomic_writer
@@ -15,7 +16,8 @@ def _json_values(G, *, decode: bool = False) -> None:
         for k, v in d.items():
             if decode and isinstance(v, str) and v.startswith("json:"):
                 d[k] = json.loads(v[5:])
-            elif not decode and (v is None or isinstance(v, (list, tuple, dict))):
+            elif not decode and (v is None or isinstance(v, (list, tuple, dict))
+                                 or isinstance(v, str) and v.startswith("json:")):   # text as written
                 d[k] = "json:" + json.dumps(v, ensure_ascii=False)
 
 
@@ -30,14 +32,33 @@ def save_graph(G, path: str | Path) -> Path:
     """
     import networkx as nx
 
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"save_graph writes a networkx graph, not a {type(G).__name__}; build one with "
+                        "build_knowledge_graph(documents).")
     path = Path(path)
-    if path.suffix.lower() == ".graphml":
-        H = G.copy()
-        _json_values(H)
-        with atomic_writer(path, binary=True) as f:
-            nx.write_graphml(H, f)
-    else:
-        atomic_write_json(path, nx.node_link_data(G, edges="edges"))
+    if path.is_dir():
+        raise ValueError(f"cannot save the graph to {path}: it is a folder; give a file name ending in "
+                         ".json or .graphml.")
+    bad = next((n for n in G if not isinstance(n, str) or not n.strip()), None)
+    if bad is not None:      # load_graph refuses it: a file that cannot be read back is not written
+        raise ValueError(f"cannot save the graph to {path}: node {bad!r} is not a non-empty name; "
+                         "name every node with text (networkx.relabel_nodes(G, str)).")
+    try:
+        _check_graph_attributes(G)
+    except ValueError as exc:
+        raise ValueError(f"cannot save the graph to {path}: {exc}, so load_graph could not read it back; "
+                         "fix that attribute first.") from exc
+    try:
+        if path.suffix.lower() == ".graphml":
+            H = G.copy()
+            _json_values(H)
+            with atomic_writer(path, binary=True) as f:
+                nx.write_graphml(H, f)
+        else:
+            atomic_write_json(path, nx.node_link_data(G, edges="edges"))
+    except (TypeError, ValueError, nx.NetworkXError) as exc:    # a set, a function, a lone surrogate
+        raise TypeError(f"cannot save the graph to {path} ({exc}); attribute values must be text, "
+                        "numbers, booleans, None, lists or dicts (write a set as a sorted list).") from exc
     return path
 
 
@@ -54,12 +75,16 @@ def load_graph(path: str | Path):
             G = nx.MultiDiGraph(nx.read_graphml(path, force_multigraph=True))
             _json_values(G, decode=True)
         else:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8-sig"))     # a BOM from a text editor
             _check_node_link(data)
-            G = nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+            G = nx.node_link_graph(data, directed=True, multigraph=True,
+                                   edges="edges" if "edges" in data else "links")
+            if not isinstance(G, nx.MultiDiGraph):    # a DiGraph or Graph saved: as GraphML reads it
+                G = nx.MultiDiGraph(G)
         _check_graph_attributes(G)
         return G
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError, ParseError,
+            nx.NetworkXError) as exc:
         raise GabaError(f"{path} is not a graph written by save_graph ({exc}).") from exc
 
 
@@ -72,22 +97,47 @@ def _check_node_link(data: Any) -> None:
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) \
             or not isinstance(data.get("edges", data.get("links")), list):
         raise ValueError("expected an object with 'nodes' and 'edges' lists")
+    if not isinstance(data.get("graph", {}), dict):
+        raise ValueError(f"'graph' must be an object of graph attributes, not {data['graph']!r:.60}")
+    names: set[str] = set()
     for i, n in enumerate(data["nodes"]):
         if not isinstance(n, dict) or not isinstance(n.get("id"), str) or not n["id"].strip():
             raise ValueError(f"node #{i} has no name ('id' must be a non-empty string): {n!r:.80}")
+        if n["id"] in names:          # read as one node: the first entry's attributes would be lost
+            raise ValueError(f"node {n['id']!r} is listed twice (#{i}); keep one entry per node")
+        names.add(n["id"])
+    keys: set[tuple] = set()
     for i, e in enumerate(data.get("edges", data.get("links"))):
         if not isinstance(e, dict) or not all(isinstance(e.get(k), str) for k in ("source", "target")):
             raise ValueError(f"edge #{i} needs 'source' and 'target' names (strings): {e!r:.80}")
+        if e.get("key") is None:
+            continue
+        if not isinstance(e["key"], (str, int)):
+            raise ValueError(f"edge #{i} has the key {e['key']!r:.40}; a key must be text or a whole number")
+        if (e["source"], e["target"], e["key"]) in keys:
+            raise ValueError(f"edge {e['source']!r} -> {e['target']!r} ({e['key']}) is listed twice (#{i}); "
+                             "keep one entry per edge (several sources go in its 'sources' list)")
+        keys.add((e["source"], e["target"], e["key"]))
 
 
 def _check_graph_attributes(G) -> None:
-    """Raise ValueError when a text attribute of an edge, or a node's aliases, are not text."""
-    for u, v, k, d in G.edges(keys=True, data=True):
+    """Raise ValueError when a text attribute of an edge, its sources, or a node's aliases or type
+    are not text."""
+    edges = G.edges(keys=True, data=True) if G.is_multigraph() else (
+        (u, v, d.get("relation"), d) for u, v, d in G.edges(data=True))
+    for u, v, k, d in edges:
         for a in _TEXT_EDGE_ATTRS:
             if a in d and not isinstance(d[a], str):
                 raise ValueError(f"edge {u!r} -> {v!r} ({k}): {a!r} must be text, not "
                                  f"{type(d[a]).__name__} {d[a]!r:.40}")
+        src = d.get("sources")
+        if src is not None and not (isinstance(src, list) and all(
+                isinstance(x, list) and len(x) == 2 and all(isinstance(t, str) for t in x) for x in src)):
+            raise ValueError(f"edge {u!r} -> {v!r} ({k}): 'sources' must be a list of [doc_id, evidence] "
+                             f"text pairs, not {src!r:.60}")
     for n, d in G.nodes(data=True):
         al = d.get("aliases")
         if al is not None and not (isinstance(al, list) and all(isinstance(x, str) for x in al)):
             raise ValueError(f"node {n!r}: 'aliases' must be a list of text, not {al!r:.60}")
+        if d.get("type") is not None and not isinstance(d["type"], str):
+            raise ValueError(f"node {n!r}: 'type' must be text, not {d['type']!r:.40}")
