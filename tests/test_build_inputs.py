@@ -6,12 +6,14 @@ ParseError), a silently wrong result, or one bad entry ending a whole build. Nam
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 
 import networkx as nx
 import pytest
 
 from gaba.__main__ import main
-from gaba.errors import GabaError
+from gaba.data.news import load_documents
+from gaba.errors import DocumentError, GabaError
 from gaba.kgfile import load_graph, save_graph
 
 
@@ -166,3 +168,65 @@ def test_graphml_keeps_text_that_begins_with_json(tmp_path):
     H = load_graph(save_graph(G, tmp_path / "g.graphml"))
     assert H.edges["Orla Wynd", "Pell Quarry", "runs"]["evidence"] == "json:[1,2]"
     assert H.nodes["Orla Wynd"]["note"] == "json:{half"
+
+
+# --- gaba.data.news.load_documents ---------------------------------------------------------------
+
+@pytest.mark.parametrize("source", ["", "   "])
+def test_an_empty_path_is_refused_not_read_as_the_working_folder(source):
+    """Before: Path("") is ".", so every .txt/.md file of the working folder was read as documents
+    (`build-graph ''` in the repository started extracting its 299 passages)."""
+    with pytest.raises(DocumentError, match="the path of the documents is empty"):
+        load_documents(source)
+
+
+def test_cli_build_graph_with_an_empty_path_makes_no_call(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.md").write_text("Orla Wynd runs Pell Quarry.")
+    assert main(["build-graph", "", "--out", str(tmp_path / "g.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: the path of the documents is empty") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("docs, field", [
+    (["Orla Wynd runs Pell \ud800 Quarry."], "text"),
+    ([{"id": "d\udc80", "text": "Orla Wynd runs Pell Quarry."}], "id"),
+    ([{"id": "d1", "title": "Q\udfff", "text": "Orla Wynd runs Pell Quarry."}], "title"),
+])
+def test_a_lone_surrogate_is_a_document_error(docs, field):
+    """Before: accepted, then UnicodeEncodeError ("surrogates not allowed", no document named) from
+    the cache key, or from the CLI."""
+    with pytest.raises(DocumentError, match=f"lone surrogate .* in its {field}"):
+        load_documents(docs)
+
+
+def test_a_json_file_with_an_escaped_surrogate_fails_before_any_call(tmp_path, capsys):
+    p = tmp_path / "docs.json"
+    p.write_text('[{"id": "d1", "text": "Orla Wynd runs Pell \\ud800 Quarry."}]')
+    assert main(["build-graph", str(p), "--out", str(tmp_path / "g.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: document 'd1' has a lone surrogate") and "codec" not in err
+
+
+def test_a_path_like_source_is_read_as_a_path(tmp_path):
+    """Before: a PurePath (an os.PathLike) was refused as 'cannot read documents from a PurePosixPath'."""
+    (tmp_path / "a.txt").write_text("Orla Wynd runs Pell Quarry.")
+    assert [d["id"] for d in load_documents(PurePath(tmp_path))] == ["a"]
+
+
+def test_a_json_file_of_documents_with_a_byte_order_mark_loads(tmp_path):
+    p = tmp_path / "docs.json"
+    p.write_bytes(b"\xef\xbb\xbf" + json.dumps(["Orla Wynd runs Pell Quarry."]).encode())
+    assert load_documents(p)[0]["text"] == "Orla Wynd runs Pell Quarry."
+
+
+def test_a_deeply_nested_json_file_of_documents_is_a_document_error(tmp_path):
+    p = tmp_path / "docs.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DocumentError, match="nests JSON too deeply"):
+        load_documents(p)
+
+
+def test_a_title_that_is_not_text_is_a_document_error():
+    with pytest.raises(DocumentError, match="has a title of type int"):
+        load_documents([{"id": "d1", "title": 7, "text": "Orla Wynd runs Pell Quarry."}])

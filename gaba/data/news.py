@@ -38,9 +38,12 @@ def _read_text(path: Path, hint: str = "") -> str:
 
 
 def _read_json(path: Path) -> Any:
-    text = _read_text(path, "; give a JSON file of documents")
+    text = _read_text(path, "; give a JSON file of documents").removeprefix("\ufeff")  # an editor's BOM
     try:
         return json.loads(text)
+    except RecursionError:
+        raise DocumentError(f"{path} nests JSON too deeply; expected a list of strings or of "
+                            '{"id", "text"} objects.') from None
     except json.JSONDecodeError as exc:
         raise DocumentError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}); expected a "
                             'list of strings or of {"id", "text"} objects.') from exc
@@ -60,6 +63,9 @@ def _one(item: Any, index: int, width: int) -> dict:
         if not isinstance(doc["id"], str) or not doc["id"].strip():
             raise DocumentError(f"document at position {index} has an id {doc['id']!r}; ids must be "
                                 "non-empty strings.")
+        if not isinstance(doc["title"], str):
+            raise DocumentError(f"document {doc['id']!r} has a title of type {type(doc['title']).__name__}; "
+                                "give a string or leave it out.")
     else:
         raise DocumentError(f"document at position {index} is a {type(item).__name__}, not text; "
                             'give strings or {"id", "text"} dicts.')
@@ -75,6 +81,14 @@ def _one(item: Any, index: int, width: int) -> dict:
     if "\x00" in doc["text"]:
         raise DocumentError(f"document {doc['id']!r} contains NUL bytes: it looks like binary data, "
                             "not text.")
+    for field in ("id", "title", "text"):     # a lone surrogate ("\ud800" in JSON) cannot be written as UTF-8
+        if isinstance(doc[field], str) and not doc[field].isascii():
+            try:
+                doc[field].encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise DocumentError(f"document {doc['id']!r} has a lone surrogate "
+                                    f"({doc[field][exc.start]!r}) in its {field}, which is not Unicode "
+                                    "text; remove it or decode the source properly.") from None
     return doc
 
 
@@ -143,7 +157,10 @@ def load_documents(source: Any = None) -> list[dict]:
     """
     if source is None:
         source = NEWS_PATH
-    if isinstance(source, (str, Path)):
+    if isinstance(source, (str, os.PathLike)):
+        if not str(source).strip():       # Path("") is the working folder: every file in it would be read
+            raise DocumentError("the path of the documents is empty; give a JSON file, a .txt or .md "
+                                "file, or a folder of them.")
         path = Path(source)
         if not path.exists():
             raise DocumentError(f"no such file or folder: {path}. To pass texts directly, give a "
