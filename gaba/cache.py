@@ -51,9 +51,9 @@ def check_entry(path: str | Path, key: str | None = None) -> dict:
         raise bad(f"cannot be read ({exc.strerror or exc})") from exc
     try:
         entry = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         what = "empty" if not raw.strip() else "not valid JSON (truncated or edited?)"
-        raise bad(what) from exc
+        raise bad(what) from None if isinstance(exc, RecursionError) else exc
     if not isinstance(entry, dict):
         raise bad(f"holds a JSON {type(entry).__name__}, not an entry object")
     missing = [f for f in ("format", "key", "request", "response") if f not in entry]
@@ -73,6 +73,9 @@ def check_entry(path: str | Path, key: str | None = None) -> dict:
         raise bad("its response has no text string")
     if not isinstance(response.get("model", ""), str) or not isinstance(response.get("usage", {}), dict):
         raise bad("its response model must be a string and usage an object")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+               for v in (response.get("seconds", 0.0), *response.get("usage", {}).values())):
+        raise bad("its response seconds and token counts must be numbers")
     if cache_key(request) != expected:
         raise bad("its stored request does not hash to its key (the request was edited, or the "
                   "file was copied from another entry)")

@@ -40,12 +40,14 @@ def read_entry(path: Path, key: str) -> dict | None | bool:
     try:
         entry = json.loads(path.read_text(encoding="utf-8"))
         ok = (isinstance(entry, dict) and entry.get("key") == key
+              and isinstance(entry.get("seconds", 0.0), (int, float))
+              and isinstance(entry.get("usage") or {}, dict)
               and isinstance(entry.get("facts"), list)
               and all(isinstance(f, dict) and all(isinstance(f.get(k), str) for k in
                                                    ("subject", "object"))
                       for f in entry["facts"]))
         return entry if ok else False
-    except (OSError, ValueError):             # ValueError: not JSON, or not UTF-8
+    except (OSError, ValueError, RecursionError):     # ValueError: not JSON, or not UTF-8
         return False
 
 

@@ -11,9 +11,11 @@ from pathlib import PurePath
 import networkx as nx
 import pytest
 
+from gaba import cache
 from gaba.__main__ import main
 from gaba.data.news import load_documents
-from gaba.errors import DocumentError, GabaError
+from gaba.errors import CacheCorrupt, DocumentError, GabaError
+from gaba.extract import extract_corpus
 from gaba.kgfile import load_graph, save_graph
 
 
@@ -230,3 +232,70 @@ def test_a_deeply_nested_json_file_of_documents_is_a_document_error(tmp_path):
 def test_a_title_that_is_not_text_is_a_document_error():
     with pytest.raises(DocumentError, match="has a title of type int"):
         load_documents([{"id": "d1", "title": 7, "text": "Orla Wynd runs Pell Quarry."}])
+
+
+# --- gaba.cache and gaba.kgcache: hand-edited or corrupt entries ---------------------------------
+
+TWO_DOCS = [{"id": "d1", "text": "Orla Wynd runs Pell Quarry in Odrin Vale."},
+            {"id": "d2", "text": "Tibo Renn founded Hask Ferries in Marrow Lane."}]
+
+
+def open_reply(subject, predicate, obj) -> str:
+    return json.dumps({"facts": [{"sentence": 1, "subject": subject, "predicate": predicate, "object": obj,
+                                  "subject_type": "person", "object_type": "org"}]})
+
+
+REPLIES = [open_reply("Orla Wynd", "runs", "Pell Quarry"), open_reply("Tibo Renn", "founded", "Hask Ferries")]
+
+
+def recorded(scripted, tmp_cache):
+    """Extract TWO_DOCS once (recording both caches); return the triples-cache and LLM-cache files."""
+    scripted.replies.extend(REPLIES)
+    ex = extract_corpus(TWO_DOCS, progress=False, concurrency=1)
+    assert len(ex.triples) == 2 and not ex.failed
+    return sorted((tmp_cache / "kg-cache").glob("*.json")), sorted((tmp_cache / "llm-cache").rglob("*.json"))
+
+
+DEEP = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
+@pytest.mark.parametrize("edit", [
+    lambda e: json.dumps({**e, "seconds": "fast"}),       # ValueError: could not convert string to float
+    lambda e: json.dumps({**e, "seconds": None}),         # TypeError: float() argument must be ...
+    lambda e: json.dumps({**e, "usage": [1]}),            # TypeError: cannot convert dictionary update ...
+    lambda e: DEEP,                                       # RecursionError
+])
+def test_a_corrupt_triples_cache_entry_is_extracted_again(scripted, tmp_cache, edit):
+    """Before: one hand-edited entry ended the whole extraction with a bare Python error."""
+    kg, _ = recorded(scripted, tmp_cache)
+    kg[0].write_text(edit(json.loads(kg[0].read_text())))
+    ex = extract_corpus(TWO_DOCS, progress=False, concurrency=1)      # the LLM cache answers again
+    assert len(ex.triples) == 2 and not ex.failed and ex.cache["rebuilt"] == 1
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda e: {**e, "response": {**e["response"], "seconds": "slow"}}, "seconds and token counts must be numbers"),
+    (lambda e: {**e, "response": {**e["response"], "usage": {"completion_tokens": "many"}}},
+     "seconds and token counts must be numbers"),
+])
+def test_a_recorded_response_with_a_bad_number_is_corrupt(scripted, tmp_cache, edit, why):
+    """Before: ValueError "could not convert string to float: 'slow'" ended the whole extraction."""
+    kg, llm_files = recorded(scripted, tmp_cache)
+    for p in kg:
+        p.unlink()
+    entry = json.loads(llm_files[0].read_text())
+    llm_files[0].write_text(json.dumps(edit(entry)))
+    with pytest.raises(CacheCorrupt, match=why):
+        cache.check_entry(llm_files[0])
+    ex = extract_corpus(TWO_DOCS, progress=False, concurrency=1)
+    assert len(ex.failed) == 1 and why in next(iter(ex.failed.values())) and len(ex.triples) == 1
+
+
+def test_a_deeply_nested_recorded_response_is_corrupt(scripted, tmp_cache):
+    """Before: RecursionError from `python -m gaba cache verify` and from any call that read it."""
+    _, llm_files = recorded(scripted, tmp_cache)
+    llm_files[0].write_text(DEEP)
+    with pytest.raises(CacheCorrupt, match="not valid JSON"):
+        cache.check_entry(llm_files[0])
+    report = cache.verify_cache(tmp_cache / "llm-cache")
+    assert report.checked == 2 and [p for p, _ in report.bad] == [llm_files[0]]
