@@ -34,6 +34,10 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     >>> table["Kestrel"], table["Voss"], table["Pacific"]
     ('Kestrel Motors', 'Mara Voss', 'Pacific')
     """
+    if isinstance(names, str):           # would be read letter by letter
+        raise TypeError(f"names must be a list of names, not the string {names!r:.40}.")
+    if types is not None and not isinstance(types, Mapping):
+        raise TypeError(f"types must map a name to its entity type, not a {type(types).__name__}.")
     names = [n for n in names if isinstance(n, str)]
     docs = load_documents(documents) if documents is not None else []
     doc_names = [n for d in docs for n in capitalised_names(d["text"], extended_titles=extended_titles)]
@@ -117,10 +121,18 @@ def defined_acronyms(text: str) -> dict[str, str]:
 
 def apply_aliases(triples: Iterable[Triple], table: dict[str, str]) -> list[Triple]:
     """Rename subjects and objects to their canonical names; drop triples that became loops."""
+    if not isinstance(table, Mapping):
+        raise TypeError(f"table must map a name to its canonical name (reconcile_entities), not a "
+                        f"{type(table).__name__}.")
     out = []
     for t in triples:
+        if not isinstance(t, Triple):
+            raise TypeError(f"apply_aliases takes Triple objects, not {t!r:.60}.")
         s = table.get(t.subject, normalize_name(t.subject))
         o = table.get(t.object, normalize_name(t.object))
+        if not isinstance(s, str) or not isinstance(o, str):
+            raise TypeError(f"the alias table maps {t.subject!r} or {t.object!r} to {s if not isinstance(s, str) else o!r}; "
+                            "a canonical name must be a string.")
         if s.lower() != o.lower():
             out.append(dataclasses.replace(t, subject=s, object=o))
     return out
@@ -136,13 +148,16 @@ def evaluate_aliases(table: dict[str, str], gold: dict[str, str] | None = None):
 
     if gold is None:
         gold = load_gold_aliases()
+    for what, t in (("table", table), ("gold", gold)):
+        if not isinstance(t, Mapping) or not all(isinstance(x, str) for kv in t.items() for x in kv):
+            raise TypeError(f"{what} must map names to names (strings), not {t!r:.60}.")
     low = {k.lower(): v for k, v in table.items()}
     rows = []
     for alias, expected in sorted(gold.items()):
         got = table.get(alias, low.get(alias.lower()))
         rows.append({"alias": alias, "expected": expected, "resolved": got,
                      "correct": got is not None and got.lower() == expected.lower()})
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame(rows, columns=["alias", "expected", "resolved", "correct"])
     # what a name should resolve to: its gold entity; a gold entity's own name, itself
     target = {v.lower(): v.lower() for v in gold.values()}
     target.update((k.lower(), v.lower()) for k, v in gold.items())

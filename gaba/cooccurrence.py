@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from .data.triple import Triple
 from .names import candidate_names, find_mentions, whole_words
-from .passages import split_sentences
+from .passages import require_document, split_sentences
 from .validate import normalize_predicate, predicate_problem
 
 
@@ -28,8 +28,13 @@ def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[
     [('Ann Lee', 'founded', 'Acme'), ('Ann Lee', 'mentioned_with', 'Oslo'),
      ('Acme', 'mentioned_with', 'Oslo'), ('Acme', 'hired', 'Bo Tarn')]
     """
+    require_document(doc, "cooccurrence_triples")
+    if isinstance(names, str):           # would be read letter by letter
+        raise TypeError(f"names must be a list of names, not the string {names!r:.40}.")
     text = doc["text"]
     names = list(candidate_names(text) if names is None else names)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be strings, got {[n for n in names if not isinstance(n, str)][:3]!r}.")
     out: list[Triple] = []
     seen: set[tuple[str, str]] = set()
     for sentence in split_sentences(text):

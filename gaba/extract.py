@@ -77,6 +77,9 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
     >>> extract_triples("Acme said so.")      # one name: no fact possible, no model call
     []
     """
+    if rejected is not None and not isinstance(rejected, list):
+        raise TypeError(f"rejected must be a list (the refused records are appended to it) or None, "
+                        f"not a {type(rejected).__name__}.")
     d = as_document(doc)
     d = {**d, "text": resolve_descriptions(d["text"])}
     if schema is None and len(candidate_names(d["text"])) < 2:

@@ -37,6 +37,8 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     """
     import networkx as nx
 
+    if cooccurrence is not None and not isinstance(cooccurrence, bool):
+        raise TypeError(f"cooccurrence must be True, False or None (on in open mode), not {cooccurrence!r}.")
     docs = load_documents(documents)
     ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress,
                         concurrency=concurrency)

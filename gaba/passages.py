@@ -5,6 +5,7 @@ Taught in chapter "From text to a knowledge graph".
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .data.news import load_documents
@@ -27,6 +28,8 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
     ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """
+    if not isinstance(text, str):
+        raise TypeError(f"split_sentences takes a string, not a {type(text).__name__}.")
     parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?(?:" + UPPER + r"|\d))", text.strip())
     out: list[str] = []
     for p in (p.strip() for p in parts):
@@ -55,6 +58,7 @@ def split_document(doc: dict, max_words: int = PASSAGE_WORDS) -> list[dict]:
 
     A short document is returned as it is; a passage has id ``"<id>#<n>"`` and ``"source"``.
     """
+    require_document(doc, "split_document")
     if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
         raise ValueError(f"max_words must be a positive integer, not {max_words!r}")
     text = doc["text"]
@@ -87,8 +91,17 @@ def as_document(doc: Any) -> dict:
     return d
 
 
+def require_document(doc: Any, caller: str) -> None:
+    """Raise TypeError unless ``doc`` is a dict with an ``"id"`` and a ``"text"`` string, as
+    :func:`~gaba.data.news.load_documents` returns (``caller`` names the function in the message)."""
+    if not isinstance(doc, Mapping) or "id" not in doc or not isinstance(doc.get("text"), str):
+        raise TypeError(f"{caller} takes a document: a dict with 'id' and a 'text' string, not "
+                        f"{doc!r:.60}; load_documents([...]) makes documents from strings.")
+
+
 def check_document(doc: dict) -> None:
     """Raise :class:`~gaba.errors.DocumentError` if ``doc`` cannot be sent to the extractor."""
+    require_document(doc, "check_document")
     n = estimate_tokens(doc["text"])
     if n > MAX_DOCUMENT_TOKENS:
         raise DocumentError(

@@ -41,6 +41,8 @@ def schema_relations(schema: Any) -> dict[str, str]:
     else:
         raise ValueError("schema must be None (open extraction), a dict of relation -> meaning, or "
                          f"a list of relation names, not {schema!r}")
+    if not rels:                         # an empty enum: every fact refused, silently
+        raise ValueError("schema has no relations; give at least one, or None for open extraction")
     if not all(re.fullmatch(r"[A-Z][A-Z0-9_]*", r) for r in rels):
         raise ValueError(f"schema relation names must be UPPER_SNAKE_CASE words, got {sorted(rels)}")
     return rels

@@ -15,7 +15,7 @@ from rapidfuzz import fuzz, process
 from .data.triple import Triple
 from .names import (CALENDAR, FUNCTION_WORDS, candidate_names, capitalised_in, is_name, looks_like_org,
                     looks_like_person, lower_words, mentions, normalize_name, strip_title, whole_words)
-from .passages import split_sentences
+from .passages import require_document, split_sentences
 from .prompts import ENTITY_TYPES
 from .request import FALLBACK_RELATION, schema_relations
 
@@ -295,6 +295,10 @@ def _names_problem(subj: str, obj: str, text: str) -> str | None:
 
 def _validate(records: Iterable[dict], doc: dict, judge) -> tuple[list[Triple], list[Rejection]]:
     """Judge every record (a Triple or the reason of a refusal); keep each fact once, in order."""
+    require_document(doc, "validate_triples")
+    if isinstance(records, (str, bytes, dict)) or not isinstance(records, Iterable):
+        raise TypeError(f"validate_triples takes a list of the model's records (dicts), not a "
+                        f"{type(records).__name__}.")
     sentences = split_sentences(doc["text"])
     kept: list[Triple] = []
     rejected: list[Rejection] = []

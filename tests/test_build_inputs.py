@@ -13,10 +13,16 @@ import pytest
 
 from gaba import cache
 from gaba.__main__ import main
+from gaba.aliases import apply_aliases, evaluate_aliases, reconcile_entities
+from gaba.cooccurrence import cooccurrence_triples
 from gaba.data.news import load_documents
+from gaba.data.triple import Triple
 from gaba.errors import CacheCorrupt, DocumentError, GabaError
-from gaba.extract import extract_corpus
+from gaba.extract import extract_corpus, extract_triples
+from gaba.kgbuild import build_knowledge_graph
 from gaba.kgfile import load_graph, save_graph
+from gaba.passages import check_document, split_document, split_sentences
+from gaba.validate import validate_triples
 
 
 def small_graph(kind=nx.MultiDiGraph):
@@ -182,12 +188,13 @@ def test_an_empty_path_is_refused_not_read_as_the_working_folder(source):
         load_documents(source)
 
 
-def test_cli_build_graph_with_an_empty_path_makes_no_call(tmp_path, capsys, monkeypatch):
+def test_cli_build_graph_with_an_empty_path_makes_no_call(scripted, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.md").write_text("Orla Wynd runs Pell Quarry.")
     assert main(["build-graph", "", "--out", str(tmp_path / "g.json")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: the path of the documents is empty") and err.count("\n") == 1
+    assert scripted.requests == []
 
 
 @pytest.mark.parametrize("docs, field", [
@@ -202,12 +209,13 @@ def test_a_lone_surrogate_is_a_document_error(docs, field):
         load_documents(docs)
 
 
-def test_a_json_file_with_an_escaped_surrogate_fails_before_any_call(tmp_path, capsys):
+def test_a_json_file_with_an_escaped_surrogate_fails_before_any_call(scripted, tmp_path, capsys):
     p = tmp_path / "docs.json"
     p.write_text('[{"id": "d1", "text": "Orla Wynd runs Pell \\ud800 Quarry."}]')
     assert main(["build-graph", str(p), "--out", str(tmp_path / "g.json")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: document 'd1' has a lone surrogate") and "codec" not in err
+    assert scripted.requests == []
 
 
 def test_a_path_like_source_is_read_as_a_path(tmp_path):
@@ -299,3 +307,100 @@ def test_a_deeply_nested_recorded_response_is_corrupt(scripted, tmp_cache):
         cache.check_entry(llm_files[0])
     report = cache.verify_cache(tmp_cache / "llm-cache")
     assert report.checked == 2 and [p for p, _ in report.bad] == [llm_files[0]]
+
+
+# --- documents, records, names and alias tables of the wrong shape -------------------------------
+
+DOC = {"id": "d1", "text": "Orla Wynd runs Pell Quarry in Odrin Vale."}
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: split_document(d),
+    lambda d: check_document(d),
+    lambda d: validate_triples([], d),
+    lambda d: validate_triples([], d, {"RUNS": "runs"}),
+    lambda d: cooccurrence_triples(d),
+])
+@pytest.mark.parametrize("doc", [{"id": "d1"}, {"text": "Orla Wynd runs Pell Quarry."},
+                                 {"id": "d1", "text": None}, "Orla Wynd runs Pell Quarry.", None])
+def test_a_document_of_the_wrong_shape_is_a_type_error(call, doc):
+    """Before: KeyError 'text' / 'id', AttributeError ('NoneType' object has no attribute 'split'), or
+    TypeError 'string indices must be integers'."""
+    with pytest.raises(TypeError, match="takes a document: a dict with 'id' and a 'text' string"):
+        call(doc)
+
+
+@pytest.mark.parametrize("text", [None, 7, b"Orla Wynd. Pell Quarry."])
+def test_split_sentences_of_something_else_is_a_type_error(text):
+    """Before: AttributeError: 'NoneType' object has no attribute 'strip'."""
+    with pytest.raises(TypeError, match="split_sentences takes a string"):
+        split_sentences(text)
+
+
+def test_validate_triples_of_a_single_record_is_a_type_error():
+    """Before: a dict of one record was read key by key: five 'not a record' rejections, no error."""
+    rec = {"sentence": 1, "subject": "Orla Wynd", "predicate": "runs", "object": "Pell Quarry",
+           "subject_type": "person", "object_type": "org"}
+    with pytest.raises(TypeError, match="a list of the model's records"):
+        validate_triples(rec, DOC)
+    assert [t.as_tuple() for t in validate_triples([rec], DOC)[0]] == [("Orla Wynd", "runs", "Pell Quarry")]
+
+
+@pytest.mark.parametrize("names, words", [("Orla Wynd", "not the string"), ([7, None], "names must be strings")])
+def test_cooccurrence_names_of_the_wrong_type(names, words):
+    """Before: a string was read letter by letter and silently linked nothing; ints raised
+    "object of type 'int' has no len()"."""
+    with pytest.raises(TypeError, match=words):
+        cooccurrence_triples(DOC, names)
+
+
+def test_extract_triples_with_a_rejected_that_is_not_a_list_fails_before_the_call(scripted):
+    """Before: AttributeError: 'int' object has no attribute 'extend', after the model call."""
+    with pytest.raises(TypeError, match="rejected must be a list"):
+        extract_triples(DOC, rejected=0)
+    assert scripted.requests == []
+
+
+def test_an_empty_schema_is_a_value_error(scripted):
+    """Before: schema={} sent a request whose relation enum was empty and every fact was refused."""
+    with pytest.raises(ValueError, match="schema has no relations"):
+        extract_triples(DOC, schema={})
+    assert scripted.requests == []
+
+
+def test_reconcile_entities_of_one_string_is_a_type_error():
+    """Before: the string was read letter by letter: {'O': 'O', 'r': 'r', ...}."""
+    with pytest.raises(TypeError, match="not the string 'Orla Wynd'"):
+        reconcile_entities("Orla Wynd")
+    with pytest.raises(TypeError, match="types must map a name"):   # before: AttributeError 'items'
+        reconcile_entities(["Orla Wynd"], types=["person"])
+
+
+T1 = Triple("Orla Wynd", "runs", "Pell Quarry", "d1", "Orla Wynd runs Pell Quarry.")
+
+
+@pytest.mark.parametrize("triples, table, words", [
+    ([T1], None, "table must map a name"),
+    ([("Orla Wynd", "runs", "Pell Quarry")], {}, "apply_aliases takes Triple objects"),
+    ([T1], {"Orla Wynd": None}, "a canonical name must be a string"),
+])
+def test_apply_aliases_with_a_bad_table_or_triple_is_a_type_error(triples, table, words):
+    """Before: AttributeError ('NoneType' object has no attribute 'get' / 'lower', 'tuple' object has
+    no attribute 'subject')."""
+    with pytest.raises(TypeError, match=words):
+        apply_aliases(triples, table)
+
+
+def test_evaluate_aliases_of_an_empty_gold_and_of_a_bad_table():
+    """Before: KeyError 'correct' for an empty gold table; AttributeError for a None canonical name."""
+    df, summary = evaluate_aliases({"Wynd": "Orla Wynd"}, {})
+    assert len(df) == 0 and summary["gold"] == 0
+    with pytest.raises(TypeError, match="table must map names to names"):
+        evaluate_aliases({"Wynd": None}, {"Wynd": "Orla Wynd"})
+
+
+def test_build_knowledge_graph_with_a_cooccurrence_that_is_not_a_bool(scripted):
+    """Before: cooccurrence="no" is truthy and silently turned the rule on."""
+    with pytest.raises(TypeError, match="cooccurrence must be True, False or None"):
+        build_knowledge_graph([DOC["text"]], cooccurrence="no", progress=False)
+    assert scripted.requests == []
