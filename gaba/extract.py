@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from . import llm
 from .data.news import load_documents
 from .data.triple import Triple
-from .errors import CacheMiss, GabaError, LLMOutputError
+from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .kgcache import (CACHE_FORMAT, kg_cache_dir, read_entry, recorded_seconds, triples_cache_key,
                       write_entry)
 from .names import candidate_names, resolve_descriptions
@@ -161,6 +162,10 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
             for d in load_documents(documents) for p in split_document(d)]
     for d in docs:                  # a long document is fine; a passage the model cannot read is not
         check_document(d)
+    # document "x#1" and passage 1 of a long "x": one id, one passage's records and failure lost
+    if clash := next((i for i, n in Counter(d["id"] for d in docs).items() if n > 1), None):
+        raise DocumentError(f"the id {clash!r} names a document and a passage of a longer document "
+                            "(passages are '<id>#<n>'); give that document another id.")
     workers = llm.concurrency(concurrency)
     folder = kg_cache_dir(cache_dir)
     out = Extraction([], [], {}, {}, {"hits": 0, "misses": 0, "rebuilt": 0}, concurrency=workers)

@@ -404,3 +404,13 @@ def test_build_knowledge_graph_with_a_cooccurrence_that_is_not_a_bool(scripted):
     with pytest.raises(TypeError, match="cooccurrence must be True, False or None"):
         build_knowledge_graph([DOC["text"]], cooccurrence="no", progress=False)
     assert scripted.requests == []
+
+
+def test_a_document_id_that_is_also_a_passage_id_is_refused_before_any_call(scripted):
+    """Before: document "q#1" and passage 1 of the long document "q" shared an id, so one of the two
+    lost its records, timing and failure in the Extraction and the graph's provenance was ambiguous."""
+    long_text = " ".join(f"Orla Wynd met Tibo Renn at Pell Quarry on day {i}." for i in range(1, 13))
+    docs = [{"id": "q", "text": long_text}, {"id": "q#1", "text": "Odrin Vale hired Brisk Yard."}]
+    with pytest.raises(DocumentError, match="the id 'q#1' names a document and a passage"):
+        extract_corpus(docs, progress=False)
+    assert scripted.requests == []
