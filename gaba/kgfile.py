@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import ParseError
@@ -10,15 +11,20 @@ from .errors import GabaError
 from .fileio import atomic_write_json, atomic_writer
 
 
+#: Characters XML 1.0 cannot hold (a form feed from a PDF's page break, ...): escaped in GraphML.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
 def _json_values(G, *, decode: bool = False) -> None:
     """Write list, dict and None attributes as ``"json:..."`` text for GraphML (``decode=True``: read)."""
     for d in (G.graph, *(d for _, d in G.nodes(data=True)), *(d for *_, d in G.edges(data=True))):
         for k, v in d.items():
             if decode and isinstance(v, str) and v.startswith("json:"):
                 d[k] = json.loads(v[5:])
-            elif not decode and (v is None or isinstance(v, (list, tuple, dict))
-                                 or isinstance(v, str) and v.startswith("json:")):   # text as written
-                d[k] = "json:" + json.dumps(v, ensure_ascii=False)
+            elif not decode and (v is None or isinstance(v, (list, tuple, dict)) or isinstance(v, str)
+                                 and (v.startswith("json:") or _NOT_XML.search(v))):   # text as written
+                text = json.dumps(v, ensure_ascii=False)
+                d[k] = "json:" + (json.dumps(v) if _NOT_XML.search(text) else text)
 
 
 def save_graph(G, path: str | Path) -> Path:
@@ -48,6 +54,11 @@ def save_graph(G, path: str | Path) -> Path:
     except ValueError as exc:
         raise ValueError(f"cannot save the graph to {path}: {exc}, so load_graph could not read it back; "
                          "fix that attribute first.") from exc
+    names = [*G, *(k for *_, k in G.edges(keys=True))] if G.is_multigraph() else list(G)
+    if path.suffix.lower() == ".graphml" and (bad := next((x for x in names if isinstance(x, str)
+                                                           and _NOT_XML.search(x)), None)):
+        raise ValueError(f"cannot save the graph to {path}: the name {bad!r} holds a character GraphML "
+                         "cannot store; save it as .json instead.")
     try:
         if path.suffix.lower() == ".graphml":
             H = G.copy()

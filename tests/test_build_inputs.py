@@ -414,3 +414,18 @@ def test_a_document_id_that_is_also_a_passage_id_is_refused_before_any_call(scri
     with pytest.raises(DocumentError, match="the id 'q#1' names a document and a passage"):
         extract_corpus(docs, progress=False)
     assert scripted.requests == []
+
+
+@pytest.mark.parametrize("char", ["\x0c", "\x1f", "\x0b", "\ufffe"])
+def test_graphml_keeps_text_with_characters_xml_cannot_hold(tmp_path, char):
+    """Before: an evidence sentence with a form feed (a PDF page break) was written raw into the
+    GraphML file, which load_graph then refused as not well-formed: the saved graph was lost."""
+    G = small_graph()
+    G.edges["Orla Wynd", "Pell Quarry", "runs"]["evidence"] = f"Orla Wynd runs{char} Pell Quarry."
+    G.edges["Orla Wynd", "Pell Quarry", "runs"]["sources"] = [["d1", f"Orla Wynd runs{char} Pell Quarry."]]
+    H = load_graph(save_graph(G, tmp_path / "g.graphml"))
+    assert sorted(H.edges(keys=True, data=True)) == sorted(G.edges(keys=True, data=True))
+    G.add_edge(f"Odrin{char}Vale", "Pell Quarry", key="owns", relation="owns")
+    with pytest.raises(ValueError, match="holds a character GraphML cannot store; save it as .json"):
+        save_graph(G, tmp_path / "h.graphml")
+    assert load_graph(save_graph(G, tmp_path / "h.json")).has_edge(f"Odrin{char}Vale", "Pell Quarry")
