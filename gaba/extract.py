@@ -168,6 +168,9 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
                             "(passages are '<id>#<n>'); give that document another id.")
     workers = llm.concurrency(concurrency)
     folder = kg_cache_dir(cache_dir)
+    if folder.exists() and not folder.is_dir():     # else every answer is lost when it is written
+        raise ValueError(f"the triples cache {folder} is a file, not a folder; give cache_dir (or "
+                         "GABA_KG_CACHE) a folder.")
     out = Extraction([], [], {}, {}, {"hits": 0, "misses": 0, "rebuilt": 0}, concurrency=workers)
     entries: dict[int, dict | None] = {}     # document index -> entry (None: no fact possible)
     todo: dict[str, list[int]] = {}          # cache key -> indexes of the documents to extract

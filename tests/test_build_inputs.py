@@ -429,3 +429,12 @@ def test_graphml_keeps_text_with_characters_xml_cannot_hold(tmp_path, char):
     with pytest.raises(ValueError, match="holds a character GraphML cannot store; save it as .json"):
         save_graph(G, tmp_path / "h.graphml")
     assert load_graph(save_graph(G, tmp_path / "h.json")).has_edge(f"Odrin{char}Vale", "Pell Quarry")
+
+
+def test_a_triples_cache_that_is_a_file_is_refused_before_any_call(scripted, tmp_path):
+    """Before: the model was asked, then FileExistsError (an OSError) ended the whole extraction when
+    its answer was written."""
+    (tmp_path / "kg").write_text("not a folder")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        extract_corpus([DOC], cache_dir=tmp_path / "kg", progress=False)
+    assert scripted.requests == []
