@@ -11,7 +11,7 @@ from pathlib import PurePath
 import networkx as nx
 import pytest
 
-from gaba import cache
+from gaba import cache, names
 from gaba.__main__ import main
 from gaba.aliases import apply_aliases, evaluate_aliases, reconcile_entities
 from gaba.cooccurrence import cooccurrence_triples
@@ -438,3 +438,12 @@ def test_a_triples_cache_that_is_a_file_is_refused_before_any_call(scripted, tmp
     with pytest.raises(ValueError, match="is a file, not a folder"):
         extract_corpus([DOC], cache_dir=tmp_path / "kg", progress=False)
     assert scripted.requests == []
+
+
+@pytest.mark.parametrize("fn", [names.lower_words, names.is_name, names.strip_title, names.looks_like_org,
+                                names.looks_like_person, lambda x: names.mentions(x, "Orla Wynd")])
+@pytest.mark.parametrize("value", [None, 7, ["Orla Wynd"]])
+def test_name_helpers_of_something_else_are_type_errors(fn, value):
+    """Before: AttributeError ('NoneType' object has no attribute 'lower' / 'split')."""
+    with pytest.raises(TypeError, match="takes a string, not a"):
+        fn(value)
