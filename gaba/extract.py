@@ -140,10 +140,15 @@ def _extract_one(d: dict, key: str, folder: Path, schema: Any) -> dict:
     return entry
 
 
+#: A document's error is cut to this many characters (a schema error can quote a whole reply).
+MAX_FAILURE_CHARS = 600
+
+
 def _failure(doc_id: str, exc: Exception) -> str:
-    """The error of one document, naming it."""
+    """The error of one document, naming it (at most :data:`MAX_FAILURE_CHARS` characters)."""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if text.startswith("document ") else f"document {doc_id!r}: {text}"
+    text = text if text.startswith("document ") else f"document {doc_id!r}: {text}"
+    return text if len(text) <= MAX_FAILURE_CHARS else text[:MAX_FAILURE_CHARS - 4] + " ..."
 
 
 def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str | Path | None = None,

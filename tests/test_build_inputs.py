@@ -447,3 +447,16 @@ def test_name_helpers_of_something_else_are_type_errors(fn, value):
     """Before: AttributeError ('NoneType' object has no attribute 'lower' / 'split')."""
     with pytest.raises(TypeError, match="takes a string, not a"):
         fn(value)
+
+
+def test_a_huge_malformed_reply_gives_a_short_failure_and_the_other_documents_are_kept(scripted):
+    """Before: the schema error quoted the whole reply, so the document's failure (and the build's
+    warning line) ran to hundreds of kilobytes; the other document must still be extracted."""
+    fact = {"sentence": 1, "subject": "Orla Wynd", "predicate": "runs", "object": "Pell Quarry",
+            "subject_type": "person", "object_type": "org"}
+    huge = json.dumps({"facts": [fact] * 5000})             # far over the schema's maxItems
+    scripted.replies.extend([huge] * 3 + REPLIES[1:])
+    ex = extract_corpus([TWO_DOCS[0], TWO_DOCS[1]], progress=False, concurrency=1)
+    assert list(ex.failed) == ["d1"] and len(ex.failed["d1"]) <= 600
+    assert ex.failed["d1"].startswith("document 'd1': ") and ex.failed["d1"].endswith(" ...")
+    assert [t.as_tuple() for t in ex.triples] == [("Tibo Renn", "founded", "Hask Ferries")]
