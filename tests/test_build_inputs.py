@@ -460,3 +460,22 @@ def test_a_huge_malformed_reply_gives_a_short_failure_and_the_other_documents_ar
     assert list(ex.failed) == ["d1"] and len(ex.failed["d1"]) <= 600
     assert ex.failed["d1"].startswith("document 'd1': ") and ex.failed["d1"].endswith(" ...")
     assert [t.as_tuple() for t in ex.triples] == [("Tibo Renn", "founded", "Hask Ferries")]
+
+
+def test_reconcile_entities_of_many_names_is_not_quadratic():
+    """Before: every name scanned every longer name: 15,000 names took about 25 s on two cores
+    (40,000 several minutes), after extraction had finished. Same tables (checked on the book's corpora)."""
+    import random
+    import time
+
+    rng = random.Random(0)
+    syllables = ["ka", "lo", "mir", "ten", "vas", "qu", "dor", "ein", "sal", "rok", "pim", "zu", "bel"]
+    names = [" ".join("".join(rng.choice(syllables) for _ in range(3)).capitalize()
+                      for _ in range(rng.randint(1, 3))) for _ in range(15_000)]
+    t0 = time.perf_counter()
+    table = reconcile_entities(names)
+    assert time.perf_counter() - t0 < 8
+    assert reconcile_entities(["Pell", "Pell Quarry", "Wynd", "Orla Wynd", "Odrin Vale"]) == {
+        "Odrin Vale": "Odrin Vale", "Orla Wynd": "Orla Wynd", "Pell": "Pell Quarry",
+        "Pell Quarry": "Pell Quarry", "Wynd": "Orla Wynd"}
+    assert len(table) >= len(set(names))
