@@ -479,3 +479,20 @@ def test_reconcile_entities_of_many_names_is_not_quadratic():
         "Odrin Vale": "Odrin Vale", "Orla Wynd": "Orla Wynd", "Pell": "Pell Quarry",
         "Pell Quarry": "Pell Quarry", "Wynd": "Orla Wynd"}
     assert len(table) >= len(set(names))
+
+
+def test_a_file_whose_name_is_not_utf8_is_read_not_skipped(tmp_path):
+    """Before: a Latin-1 file name ("caf\\xe9.txt", from an old archive) gave an id with a lone
+    surrogate; at first the build then ended with UnicodeEncodeError, and with the surrogate check the
+    whole document was skipped for its name. Its bytes that are not UTF-8 now read as U+FFFD."""
+    import os
+
+    folder = os.fsencode(tmp_path)
+    with open(os.path.join(folder, b"quarr\xe9.txt"), "wb") as f:
+        f.write(b"Orla Wynd runs Pell Quarry.")
+    (tmp_path / "vale.txt").write_text("Tibo Renn founded Hask Ferries.")
+    docs = load_documents(tmp_path)
+    assert [d["id"] for d in docs] == ["quarr\ufffd", "vale"]
+    assert docs[0]["text"] == "Orla Wynd runs Pell Quarry."
+    one = load_documents(os.fsdecode(os.path.join(folder, b"quarr\xe9.txt")))
+    assert one[0]["id"] == "quarr\ufffd"

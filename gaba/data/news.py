@@ -28,6 +28,11 @@ RELATION_FOLDS = {"inverse": {"BUYS_FROM": "SUPPLIES_TO"}, "symmetric": ("COMPET
 TEXT_SUFFIXES = (".txt", ".md")
 
 
+def _file_name(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 ("caf\\xe9" from an old archive) become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _read_text(path: Path, hint: str = "") -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -132,9 +137,10 @@ def _from_folder(folder: Path) -> list[dict]:
     for p in files:
         rel = p.relative_to(folder)
         stem = rel.with_suffix("").as_posix()
-        doc_id = rel.as_posix() if stems[stem] > 1 else stem
+        doc_id = _file_name(rel.as_posix() if stems[stem] > 1 else stem)
         try:          # one unreadable, empty or binary file does not cost the reader the others
-            items.append(_one({"id": doc_id, "title": p.stem, "text": _read_text(p)}, len(items), 2))
+            items.append(_one({"id": doc_id, "title": _file_name(p.stem), "text": _read_text(p)},
+                              len(items), 2))
         except DocumentError as exc:
             bad.append(f"{rel.as_posix()} ({exc})")
     if bad and not items:
@@ -168,7 +174,8 @@ def load_documents(source: Any = None) -> list[dict]:
         if path.is_dir():
             return _from_folder(path)
         if path.suffix.lower() in TEXT_SUFFIXES:     # one document: id and title are the file's stem
-            return _normalise([{"id": path.stem or path.name, "title": path.stem, "text": _read_text(path)}])
+            return _normalise([{"id": _file_name(path.stem or path.name), "title": _file_name(path.stem),
+                                "text": _read_text(path)}])
         data = _read_json(path)
         if not isinstance(data, list):
             raise DocumentError(f"{path} holds a JSON {type(data).__name__}; expected a list of "
