@@ -141,9 +141,15 @@ def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
 
 def graph_triples(G, *, rules: bool = True) -> list[Triple]:
     """The edges of a graph as triples (sorted); ``rules=False`` leaves out the edges a rule added."""
-    out = [Triple(u, d.get("relation", k), v, d.get("doc_id", ""), d.get("evidence", ""),
-                  d.get("verb", "")) for u, v, k, d in G.edges(keys=True, data=True)
-           if rules or not d.get("rule")]
+    import networkx as nx
+
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"graph_triples takes a networkx graph (build_knowledge_graph, load_graph), not a "
+                        f"{type(G).__name__}.")
+    edges = G.edges(keys=True, data=True) if G.is_multigraph() else (   # a reader's DiGraph or Graph
+        (u, v, "", d) for u, v, d in G.edges(data=True))
+    out = [Triple(u, d.get("relation", str(k)), v, d.get("doc_id", ""), d.get("evidence", ""),
+                  d.get("verb", "")) for u, v, k, d in edges if rules or not d.get("rule")]
     return sorted(out, key=lambda t: (t.subject, t.relation, t.object))
 
 

@@ -19,7 +19,7 @@ from gaba.data.news import load_documents
 from gaba.data.triple import Triple
 from gaba.errors import CacheCorrupt, DocumentError, GabaError
 from gaba.extract import extract_corpus, extract_triples
-from gaba.kgbuild import build_knowledge_graph
+from gaba.kgbuild import build_knowledge_graph, graph_triples
 from gaba.kgfile import load_graph, save_graph
 from gaba.passages import check_document, split_document, split_sentences
 from gaba.validate import validate_triples
@@ -496,3 +496,15 @@ def test_a_file_whose_name_is_not_utf8_is_read_not_skipped(tmp_path):
     assert docs[0]["text"] == "Orla Wynd runs Pell Quarry."
     one = load_documents(os.fsdecode(os.path.join(folder, b"quarr\xe9.txt")))
     assert one[0]["id"] == "quarr\ufffd"
+
+
+@pytest.mark.parametrize("kind", [nx.DiGraph, nx.Graph, nx.MultiGraph, nx.MultiDiGraph])
+def test_graph_triples_of_any_graph_kind(kind):
+    """Before: TypeError "OutEdgeView.__call__() got an unexpected keyword argument 'keys'" for a
+    DiGraph or Graph, and an int relation for a MultiGraph edge without one."""
+    assert [t.as_tuple() for t in graph_triples(small_graph(kind))] == [("Orla Wynd", "runs", "Pell Quarry")]
+    G = kind()
+    G.add_edge("Orla Wynd", "Odrin Vale")
+    assert all(isinstance(t.relation, str) for t in graph_triples(G))
+    with pytest.raises(TypeError, match="graph_triples takes a networkx graph"):
+        graph_triples({"Orla Wynd": "Odrin Vale"})
