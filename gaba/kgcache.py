@@ -43,8 +43,8 @@ def read_entry(path: Path, key: str) -> dict | None | bool:
               and isinstance(entry.get("seconds", 0.0), (int, float))
               and isinstance(entry.get("usage") or {}, dict)
               and isinstance(entry.get("facts"), list)
-              and all(isinstance(f, dict) and all(isinstance(f.get(k), str) for k in
-                                                   ("subject", "object"))
+              and all(isinstance(f, dict) and (all(isinstance(f.get(k), str) for k in ("subject", "object"))
+                                               or list(f) == ["row"])     # a malformed row, as recorded
                       for f in entry["facts"]))
         return entry if ok else False
     except (OSError, ValueError, RecursionError):     # ValueError: not JSON, or not UTF-8

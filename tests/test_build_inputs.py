@@ -508,3 +508,24 @@ def test_graph_triples_of_any_graph_kind(kind):
     assert all(isinstance(t.relation, str) for t in graph_triples(G))
     with pytest.raises(TypeError, match="graph_triples takes a networkx graph"):
         graph_triples({"Orla Wynd": "Odrin Vale"})
+
+
+def test_a_recorded_malformed_row_does_not_make_the_entry_corrupt(scripted, monkeypatch):
+    """Before (GABA_EXTRACT_FORMAT=rows): an answer with one row of the wrong length was recorded as
+    {"row": [...]}, and every later build judged that entry corrupt and extracted it again ("rebuilt"),
+    so the document never counted as cached."""
+    from gaba import config
+
+    monkeypatch.setenv("GABA_EXTRACT_FORMAT", "rows")
+    config.reload()
+    try:
+        scripted.replies.append(json.dumps({"facts": [[1, "Orla Wynd", "runs", "Pell Quarry", "person", "org"],
+                                                      [1, "Odrin Vale"]]}))
+        first = extract_corpus([DOC], progress=False)
+        again = extract_corpus([DOC], progress=False)
+    finally:            # the settings are cached: re-read them without "rows" for the tests after this
+        monkeypatch.delenv("GABA_EXTRACT_FORMAT")
+        config.reload()
+    assert [t.as_tuple() for t in again.triples] == [t.as_tuple() for t in first.triples] == [
+        ("Orla Wynd", "runs", "Pell Quarry")]
+    assert again.cache == {"hits": 1, "misses": 0, "rebuilt": 0}
