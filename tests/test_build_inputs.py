@@ -529,3 +529,12 @@ def test_a_recorded_malformed_row_does_not_make_the_entry_corrupt(scripted, monk
     assert [t.as_tuple() for t in again.triples] == [t.as_tuple() for t in first.triples] == [
         ("Orla Wynd", "runs", "Pell Quarry")]
     assert again.cache == {"hits": 1, "misses": 0, "rebuilt": 0}
+
+
+def test_a_json_file_of_documents_with_a_huge_number_is_a_document_error(tmp_path):
+    """Before: ValueError "Exceeds the limit (4300 digits) for integer string conversion ... use
+    sys.set_int_max_str_digits()", which names no file and the wrong remedy."""
+    p = tmp_path / "docs.json"
+    p.write_text('[{"id": "d1", "text": "Orla Wynd runs Pell Quarry.", "date": ' + "9" * 5000 + "}]")
+    with pytest.raises(DocumentError, match="docs.json holds a number JSON cannot be read"):
+        load_documents(p)

@@ -52,6 +52,9 @@ def _read_json(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise DocumentError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}); expected a "
                             'list of strings or of {"id", "text"} objects.') from exc
+    except ValueError as exc:            # a number of more than 4,300 digits
+        raise DocumentError(f"{path} holds a number JSON cannot be read with ({str(exc)[:60]}...); "
+                            'expected a list of strings or of {"id", "text"} objects.') from exc
 
 
 def _one(item: Any, index: int, width: int) -> dict:
