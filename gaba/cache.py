@@ -51,7 +51,7 @@ def check_entry(path: str | Path, key: str | None = None) -> dict:
         raise bad(f"cannot be read ({exc.strerror or exc})") from exc
     try:
         entry = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:    # not UTF-8, not JSON, a 5,000-digit number
         what = "empty" if not raw.strip() else "not valid JSON (truncated or edited?)"
         raise bad(what) from None if isinstance(exc, RecursionError) else exc
     if not isinstance(entry, dict):

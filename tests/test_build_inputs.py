@@ -538,3 +538,13 @@ def test_a_json_file_of_documents_with_a_huge_number_is_a_document_error(tmp_pat
     p.write_text('[{"id": "d1", "text": "Orla Wynd runs Pell Quarry.", "date": ' + "9" * 5000 + "}]")
     with pytest.raises(DocumentError, match="docs.json holds a number JSON cannot be read"):
         load_documents(p)
+
+
+def test_a_recorded_response_with_a_huge_number_is_corrupt(scripted, tmp_cache):
+    """Before: ValueError "Exceeds the limit (4300 digits) ..." from `cache verify` and from any call
+    that read the entry."""
+    _, llm_files = recorded(scripted, tmp_cache)
+    llm_files[0].write_text('{"format": ' + "1" * 5000 + "}")
+    with pytest.raises(CacheCorrupt, match="not valid JSON"):
+        cache.check_entry(llm_files[0])
+    assert [p for p, _ in cache.verify_cache(tmp_cache / "llm-cache").bad] == [llm_files[0]]
