@@ -108,6 +108,9 @@ def graph_output(corpus: str | Path, out: str | Path | None = None) -> Path:
     out = Path(out).expanduser()
     if not out.name or out.name in {".", ".."}:
         raise ValueError(f"--out {str(out)!r} does not name a file.")
+    if out.resolve() == Path(corpus).expanduser().resolve():
+        raise ValueError(f"--out {out} is the documents file itself; writing the graph there would "
+                         "overwrite your documents. Give another --out.")
     if out.is_dir():
         raise ValueError(f"cannot write the graph to {out}: it is a folder (give --out FILE).")
     if out.suffix.lower() not in {".json", ".graphml"}:
@@ -134,6 +137,12 @@ def _build_graph(args) -> None:
     t0 = time.perf_counter()
     G = build_knowledge_graph(docs, concurrency=workers)
     seconds = time.perf_counter() - t0
+    failed = G.graph.get("failed", {})
+    if failed and all(d.get("rule") for *_, d in G.edges(data=True)):   # co-occurrence edges alone
+        why = next(iter(failed.values()))
+        raise GabaError(f"{len(failed)} document(s) failed to extract and the rest gave no fact, so no graph "
+                        f"was written (first failure: {why}). Check the model with `python -m gaba config`, "
+                        "then run again: documents already extracted are reused.")
     save_graph(G, out)
     print(extraction_summary(len(docs), G.graph.get("cache", {}), len(G.graph.get("failed", {})),
                              seconds, workers))

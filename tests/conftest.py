@@ -17,7 +17,8 @@ def tmp_cache(tmp_path, monkeypatch):
     llm.reset_stats()
     yield tmp_path
     llm.use_backend(None)
-    config.reload()
+    monkeypatch.undo()      # the environment first: settings read before it would keep the temporary
+    config.reload()         # folders and GABA_OFFLINE unset for the tests that run after this one
 
 
 class Scripted:

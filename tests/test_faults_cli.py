@@ -22,8 +22,9 @@ from gaba.data.news import load_documents
 from gaba.errors import DocumentError
 
 ROOT = Path(__file__).resolve().parent.parent
-REPLY = json.dumps({"facts": [{"evidence": "Gamma Bank lends to Beta Foods.", "subject": "Gamma Bank",
-                               "relation": "BANKS", "object": "Beta Foods"}]})
+#: An open extraction reply for the sentence "Gamma Bank lends to Beta Foods." (sentence 1).
+REPLY = json.dumps({"facts": [{"sentence": 1, "subject": "Gamma Bank", "predicate": "lends to",
+                               "object": "Beta Foods", "subject_type": "org", "object_type": "org"}]})
 
 
 def _cli(*args: str, cwd: Path, tmp: Path) -> subprocess.CompletedProcess:
@@ -261,3 +262,40 @@ def test_every_command_line_argument_says_what_it_is():
     bare = [f"{name} {a.dest}" for name, sub in commands.items() for a in sub._actions
             if a.dest != "help" and not a.help]
     assert bare == []
+
+
+# --- the reader's files are never the output; a build that gave nothing is an error ------------
+
+def test_out_may_not_be_the_documents_file(scripted, tmp_path, capsys):
+    docs = tmp_path / "notes.json"
+    docs.write_text(json.dumps([{"id": "n1", "text": "Gamma Bank lends to Beta Foods."}]))
+    before = docs.read_bytes()
+    assert main(["build-graph", str(docs), "--out", str(docs)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: --out") and "overwrite your documents" in err and err.count("\n") == 1
+    assert docs.read_bytes() == before and scripted.requests == []
+
+
+def test_a_build_where_every_document_failed_writes_nothing_and_exits_1(scripted, tmp_path, capsys):
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("Gamma Bank lends to Beta Foods.")
+    (corpus / "b.txt").write_text("Delta Mills buys grain from Beta Foods.")
+    out = tmp_path / "g.json"
+    # no scripted reply is JSON ("ok"), so every document fails after its retries
+    assert main(["build-graph", str(corpus), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and "no graph was written" in lines[0] and "run again" in lines[0]
+    assert not out.exists() and scripted.requests
+
+
+def test_a_build_where_one_document_failed_still_writes_the_graph(scripted, tmp_path, capsys):
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("Gamma Bank lends to Beta Foods.")
+    (corpus / "b.txt").write_text("Delta Mills buys grain from Beta Foods.")
+    out = tmp_path / "g.json"
+    scripted.replies.append(REPLY)          # a.txt is extracted; b.txt gets "ok" and fails
+    assert main(["build-graph", str(corpus), "--out", str(out)]) == 0
+    assert out.is_file() and "1 failed" in capsys.readouterr().out
