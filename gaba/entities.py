@@ -15,7 +15,7 @@ from .errors import EntityNotFound
 from .names import find_mentions, fold
 
 __all__ = ["name_key", "build_name_table", "name_table", "resolve_entity", "suggest", "find_entities",
-           "node_aliases", "check_graph", "is_store", "per_graph"]
+           "node_aliases", "check_graph", "check_node_names", "is_store", "per_graph"]
 
 
 def check_graph(G) -> None:
@@ -23,6 +23,16 @@ def check_graph(G) -> None:
     if not hasattr(G, "nodes") or not hasattr(G, "edges"):
         raise TypeError(f"expected a networkx graph, got {type(G).__name__}; build one with "
                         "build_knowledge_graph() or load_graph(path).")
+
+
+def check_node_names(G, what: str) -> None:
+    """Raise ``TypeError`` unless every node of ``G`` is named by a string (facts are strings)."""
+    if is_store(G):
+        return
+    bad = next((n for n in G.nodes if not isinstance(n, str)), None)
+    if bad is not None:
+        raise TypeError(f"{what} needs a graph whose node names are strings, but node {bad!r} is of type "
+                        f"{type(bad).__name__}; relabel it first: G = networkx.relabel_nodes(G, str).")
 
 
 def is_store(G) -> bool:
@@ -49,7 +59,9 @@ def name_key(text: str) -> str:
 def _alias_list(raw) -> list[str]:
     if isinstance(raw, str):
         raw = [raw]
-    return [a for a in raw or [] if isinstance(a, str) and a.strip()]
+    elif not isinstance(raw, Iterable):
+        return []           # a number or a missing value (NaN) of a hand-made graph names nothing
+    return [a for a in raw if isinstance(a, str) and a.strip()]
 
 
 def node_aliases(G, node) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 import timeit
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .data.news import load_documents  # re-exported, as are load_graph and save_graph
@@ -67,13 +67,23 @@ def _check_hops(hops) -> int:
     return hops
 
 
+def _is_node(G, x) -> bool:
+    try:
+        return x in G
+    except TypeError:                       # a tuple holding a list
+        return False
+
+
 def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[set]]:
     """Frontier-by-frontier walk: (new facts per hop, new nodes per hop); hop 0 of the nodes = starts."""
     check_graph(G)
     if direction not in _DIRECTIONS:
         raise ValueError(f"direction must be one of {_DIRECTIONS}, not {direction!r}")
-    if isinstance(entities, str):
-        entities = [entities]
+    if isinstance(entities, str) or (isinstance(entities, Hashable) and _is_node(G, entities)):
+        entities = [entities]              # one name, or one node of a graph not named by strings
+    elif isinstance(entities, (bytes, Mapping)) or not isinstance(entities, Iterable):
+        raise TypeError(f"entities must be a name or a list of names, not {type(entities).__name__} "
+                        f"{entities!r:.60}; pass e.g. [name] for one entity.")
     starts = [resolve_entity(G, e) for e in entities]
     if not starts:
         raise ValueError("gather_facts needs at least one entity; find them with gaba.entities.find_entities(question, G).")
@@ -132,7 +142,7 @@ def fact_evidence(G, facts: Iterable[Fact]) -> list[str]:
             if rel != r:
                 continue
             ev = d.get("evidence")
-            sentences = [ev] if isinstance(ev, str) else list(ev or [])
+            sentences = [ev] if isinstance(ev, str) else list(ev) if isinstance(ev, (list, tuple, set, frozenset)) else []
             sentences += [src[1] for src in d.get("sources") or []
                           if isinstance(src, (list, tuple)) and len(src) == 2]
             out.update(" ".join(t.split()) for t in sentences if isinstance(t, str) and t.strip())

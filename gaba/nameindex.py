@@ -7,7 +7,7 @@ from collections import defaultdict
 import networkx as nx
 
 from . import embed
-from .entities import node_aliases, per_graph
+from .entities import check_node_names, node_aliases, per_graph
 from .words import comma_head, name_tokens, phrase_key
 
 __all__ = ["NameIndex", "name_index"]
@@ -17,6 +17,7 @@ class NameIndex:
     """Per-graph tables: name and alias keys, name words and their weights, neighbours, embeddings."""
 
     def __init__(self, G):
+        check_node_names(G, "entity linking")
         self.signature = G.number_of_nodes()
         self.surfaces: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
         self.max_len = 1

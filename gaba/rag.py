@@ -11,7 +11,7 @@ from . import embed, link
 from . import rank as _rank
 from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention
 from .data.news import load_documents
-from .entities import check_graph, find_entities, node_aliases
+from .entities import check_graph, check_node_names, find_entities, node_aliases
 from .graph import Fact, _check_hops, fact_evidence, gather_facts
 from .relevance import hop_distances
 from .llm import call_llm
@@ -75,6 +75,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     if G.number_of_nodes() == 0:
         raise ValueError("the graph is empty: build it with build_knowledge_graph(documents) "
                          "(or load_graph(path)) before asking questions.")
+    check_node_names(G, "graph_rag")
     hops = _check_hops(hops)
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise ValueError(f"budget must be a positive integer or None, not {budget!r}")

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from . import embed
-from .entities import per_graph
+from .entities import node_aliases, per_graph
 from .graph import Fact, edges_between
 from .link import LinkingCapped, link_entities
 from .names import mentions, whole_words
@@ -187,8 +187,7 @@ def word_matches(question: str, facts: list[Fact], G, starts: Sequence[str], *, 
     """(fact x question-word match matrix, word weights ``log(1 + n / df)``), entity names left out."""
     names = list(starts)
     for s in starts:
-        raw = G.nodes[s].get("aliases") if G is not None and s in G else None
-        names += [raw] if isinstance(raw, str) else list(raw or [])
+        names += node_aliases(G, s) if G is not None and s in G else []
     words = list(dict.fromkeys(word_stems(_without(question, names))))
     M = np.zeros((len(facts), len(words)), dtype=bool)
     if words:

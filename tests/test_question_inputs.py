@@ -1,0 +1,92 @@
+"""Hostile and unusual input to the question-answering functions: a clear error, never a crash.
+
+Graphs a reader builds by hand (numbers or tuples as node names, aliases that are not lists,
+evidence that is not text), questions that are not text, replies that are not text, malformed
+facts, and evaluation systems whose output cannot be counted. Invented names only.
+"""
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+from gaba import answer, graph, link, rag, rank
+from gaba.entities import find_entities
+
+pytestmark = pytest.mark.usefixtures("tmp_cache")     # embeddings and replies go to a temporary folder
+
+REPLY = "Facts used: Orlo Vance owns Tessa Mill.\nAnswer: Orlo Vance"
+FACTS = [("Orlo Vance", "OWNS", "Tessa Mill")]
+
+
+def _graph() -> nx.MultiDiGraph:
+    G = nx.MultiDiGraph()
+    G.add_edge("Orlo Vance", "Tessa Mill", key="OWNS", relation="OWNS",
+               evidence="Orlo Vance owns Tessa Mill.")
+    G.add_edge("Brim Quarry", "Tessa Mill", key="SUPPLIES_TO", relation="SUPPLIES_TO")
+    return G
+
+
+# --- graphs whose node names are not strings --------------------------------------------------
+
+@pytest.mark.parametrize("a, b", [(1, 2), (("Orlo", "Vance"), ("Tessa",)), (1.5, "Tessa Mill")])
+def test_link_entities_refuses_node_names_that_are_not_strings(a, b):
+    G = nx.MultiDiGraph()
+    G.add_edge(a, b, relation="OWNS")
+    with pytest.raises(TypeError, match=r"node names are strings.*relabel_nodes\(G, str\)"):
+        link.link_entities("What does Tessa own?", G)
+
+
+def test_graph_rag_refuses_node_names_that_are_not_strings(scripted):
+    G = nx.MultiDiGraph()
+    G.add_edge(1, 2, relation="OWNS")
+    with pytest.raises(TypeError, match=r"node 1 is of type int; relabel"):
+        rag.graph_rag("What does 1 own?", G)
+    assert scripted.requests == []
+
+
+def test_a_relabelled_graph_answers():
+    G = nx.relabel_nodes(nx.MultiDiGraph([(1, 2)]), str)
+    answer_text, facts = rag.graph_rag("What is the weather?", G)
+    assert answer_text.startswith(answer.ABSTAIN) and facts == []
+
+
+# --- aliases and evidence that are not lists of text ---------------------------------------------
+
+@pytest.mark.parametrize("aliases", [5, float("nan"), None, ("Vance",), {"Vance": 1}])
+def test_aliases_that_are_not_a_list_are_read_or_ignored(aliases):
+    G = _graph()
+    G.nodes["Orlo Vance"]["aliases"] = aliases
+    assert find_entities("What does Orlo Vance own?", G) == ["Orlo Vance"]
+    assert link.link_entities("What does Orlo Vance own?", G).names == ["Orlo Vance"]
+    facts = sorted(graph.gather_facts(G, "Orlo Vance"))
+    for method in ("lexical", "combined"):
+        assert len(rank.rank_facts("What does Orlo Vance own?", facts, G, budget=1, method=method)) == 1
+
+
+def test_graph_rag_with_an_alias_that_is_a_number(scripted):
+    G = _graph()
+    G.nodes["Orlo Vance"]["aliases"] = 7
+    scripted.replies.append("Facts used: Orlo Vance owns Tessa Mill.\nAnswer: Tessa Mill")
+    answer_text, _ = rag.graph_rag("What does Orlo Vance own?", G, budget=1)
+    assert answer_text == "Tessa Mill"
+
+
+@pytest.mark.parametrize("evidence", [7, 2.5, True])
+def test_fact_evidence_skips_evidence_that_is_not_text(evidence):
+    G = _graph()
+    G.add_edge("Orlo Vance", "Brim Quarry", key="KNOWS", relation="KNOWS", evidence=evidence,
+               sources=[("d1", "Orlo Vance knows Brim Quarry."), "loose", None])
+    assert graph.fact_evidence(G, [("Orlo Vance", "KNOWS", "Brim Quarry")]) == ["Orlo Vance knows Brim Quarry."]
+
+
+# --- entities that are not a name or a list of names ---------------------------------------------
+
+@pytest.mark.parametrize("entities", [12, None, b"Orlo Vance", {"Orlo Vance": 1}])
+def test_gather_facts_refuses_entities_that_are_not_names(entities):
+    with pytest.raises(TypeError, match="a name or a list of names"):
+        graph.gather_facts(_graph(), entities)
+
+
+def test_gather_facts_takes_one_node_of_a_graph_named_by_numbers():
+    G = nx.MultiDiGraph([(3, 4, "R")])
+    assert graph.gather_facts(G, 3, hops=1) == {("3", "R", "4")}
