@@ -56,6 +56,20 @@ FACT_ORDERS = ("hops", "sorted", "outline", "chains")
 DEFAULT_FACT_ORDER = FACT_ORDERS[0]
 
 
+def check_question(question, what: str, *, max_chars: int | None = MAX_QUESTION_CHARS) -> None:
+    """Raise ValueError for a question that is not a string, is blank, over-long or not valid text."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"{what} needs a non-empty question string.")
+    if max_chars is not None and len(question) > max_chars:
+        raise ValueError(f"the question is {len(question):,} characters long; {what} takes at most "
+                         f"{max_chars:,}. Ask one question at a time.")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"the question holds {question[exc.start]!r} at position {exc.start}, half of a "
+                         f"character pair that is not text; retype the question without it.") from None
+
+
 def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
                     rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
@@ -67,11 +81,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     Parameters and errors as :func:`graph_rag`.
     """
     check_graph(G)
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("graph_rag needs a non-empty question string.")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise ValueError(f"the question is {len(question):,} characters long; graph_rag takes at most "
-                         f"{MAX_QUESTION_CHARS:,}. Ask one question at a time.")
+    check_question(question, "graph_rag")
     if G.number_of_nodes() == 0:
         raise ValueError("the graph is empty: build it with build_knowledge_graph(documents) "
                          "(or load_graph(path)) before asking questions.")
@@ -182,8 +192,7 @@ def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = Non
     No model call; ``documents`` default to the news corpus. Raises ValueError for an empty
     question, a bad ``k`` or no documents.
     """
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("flat_rag needs a non-empty question string.")
+    check_question(question, "flat_rag", max_chars=None)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer, not {k!r}")
     docs = list(load_documents() if documents is None else documents)

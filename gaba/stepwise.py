@@ -15,7 +15,7 @@ from typing import Any
 from . import prompts
 from .answer import ABSTAIN, is_abstention
 from .llm import call_llm
-from .rag import DEFAULT_BUDGET, MAX_QUESTION_CHARS, graph_rag_trace
+from .rag import DEFAULT_BUDGET, check_question, graph_rag_trace
 
 __all__ = ["MAX_STEPS", "decompose", "parse_steps", "graph_rag_stepwise"]
 
@@ -61,11 +61,7 @@ def graph_rag_stepwise(question: str, G, hops: int = 2, *, budget: int | None = 
     :func:`gaba.rag.graph_rag_trace` dicts. Other options go to every step. Grounding is always on
     (each step must name an entity for the next), so ``grounding=`` raises ValueError.
     """
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("graph_rag_stepwise needs a non-empty question string.")
-    if len(question) > MAX_QUESTION_CHARS:                 # refused before the split's model call
-        raise ValueError(f"the question is {len(question):,} characters long; graph_rag_stepwise takes "
-                         f"at most {MAX_QUESTION_CHARS:,}. Ask one question at a time.")
+    check_question(question, "graph_rag_stepwise")        # refused before the split's model call
     if "grounding" in options:
         raise ValueError("graph_rag_stepwise always checks grounding: each step's answer must name an "
                          "entity of the graph for the next step; drop grounding=")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from gaba import answer, graph, link, rag, rank
+from gaba import answer, graph, link, rag, rank, stepwise
 from gaba.entities import find_entities
 
 pytestmark = pytest.mark.usefixtures("tmp_cache")     # embeddings and replies go to a temporary folder
@@ -90,3 +90,36 @@ def test_gather_facts_refuses_entities_that_are_not_names(entities):
 def test_gather_facts_takes_one_node_of_a_graph_named_by_numbers():
     G = nx.MultiDiGraph([(3, 4, "R")])
     assert graph.gather_facts(G, 3, hops=1) == {("3", "R", "4")}
+
+
+# --- questions that are not text -------------------------------------------------------------------
+
+LONE = "Who owns \ud800 Tessa Mill?"     # a lone surrogate: what a bad byte on the command line becomes
+
+
+def test_graph_rag_refuses_a_lone_surrogate_before_the_model_call(scripted):
+    with pytest.raises(ValueError, match=r"position 9.*retype the question"):
+        rag.graph_rag(LONE, _graph())
+    assert scripted.requests == []
+
+
+def test_stepwise_refuses_a_lone_surrogate_before_the_model_call(scripted):
+    with pytest.raises(ValueError, match="retype the question"):
+        stepwise.graph_rag_stepwise(LONE, _graph())
+    assert scripted.requests == []
+
+
+def test_flat_retrieve_refuses_a_lone_surrogate():
+    with pytest.raises(ValueError, match="retype the question"):
+        rag.flat_retrieve(LONE, documents=["Orlo Vance owns Tessa Mill."])
+
+
+def test_cli_ask_refuses_a_bad_byte_in_one_line(tmp_path, monkeypatch, capsys):
+    from gaba.__main__ import main
+
+    path = tmp_path / "g.json"
+    graph.save_graph(_graph(), path)
+    monkeypatch.setenv("GABA_OFFLINE", "1")
+    assert main(["ask", LONE.replace("\ud800", "\udcff"), "--graph", str(path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "retype the question" in err[0]
