@@ -159,6 +159,10 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     def arrange(items):
         return list(dict.fromkeys(items)) if keep_order else sorted(set(items))
 
+    if not isinstance(question, str):
+        raise TypeError(f"the question must be a string, not {type(question).__name__}.")
+    facts = _check_facts(facts)
+
     if outline is not None:
         lines, template = "\n".join(fact_outline(facts, outline)), prompts.GRAPH_OUTLINE_PROMPT
     elif chains is not None:
@@ -185,13 +189,31 @@ def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
 
 
+def _text(value, what: str) -> str:
+    """``value`` as text: a string, or "" for None; TypeError for anything else."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    raise TypeError(f"the {what} must be the model's text (a string), not {type(value).__name__} {value!r:.60}.")
+
+
+def _check_facts(facts) -> list[Fact]:
+    """``facts`` as a list, in order, when each is a (subject, relation, object) of strings, else TypeError."""
+    if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable):
+        raise TypeError(f"facts must be a collection of (subject, relation, object) tuples, not {type(facts).__name__}.")
+    facts = list(facts)
+    for f in facts:
+        if not (isinstance(f, tuple) and len(f) == 3 and all(isinstance(x, str) for x in f)):
+            raise TypeError(f"each fact must be a (subject, relation, object) tuple of strings, got {f!r:.80}")
+    return facts
+
+
 def final_answer(reply: str) -> str:
     """The text after the reply's last ``Answer:`` line (the whole reply when it has none).
 
     >>> final_answer("Facts used: A supplies B.\\nAnswer: Voltaic Dynamics.")
     'Voltaic Dynamics.'
     """
-    text = (reply or "").strip()
+    text = _text(reply, "reply").strip()
     matches = list(_ANSWER_LINE.finditer(text))
     tail = text[matches[-1].end():].strip() if matches else ""
     return tail or text
@@ -203,7 +225,7 @@ def is_abstention(answer: str) -> bool:
     >>> is_abstention("I don't know."), is_abstention("Voltaic Dynamics.")
     (True, False)
     """
-    a = (answer or "").replace("\u2019", "'").casefold().strip()
+    a = _text(answer, "answer").replace("\u2019", "'").casefold().strip()
     if not a:
         return True
     return bool(re.search(r"\bi (don't|do not|cannot|can't) (know|answer|tell)\b|"
@@ -253,7 +275,9 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     """
     if isinstance(hops, bool) or not isinstance(hops, int) or hops < 1:
         raise ValueError(f"hops must be a positive integer, not {hops!r}")
-    facts = sorted(set(facts))
+    facts = sorted(set(_check_facts(facts)))
+    if isinstance(entities, str):
+        entities = [entities]
     answer = final_answer(reply)
     if is_abstention(answer):
         return Grounding(True, "the model abstained")

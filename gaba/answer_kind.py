@@ -30,6 +30,8 @@ def question_word(question: str) -> str | None:
     >>> question_word("How many ships did Osk Freight buy?"), question_word("Ana Rusk was born where?")
     ('how many', 'where')
     """
+    if not isinstance(question, str):
+        raise TypeError(f"the question must be a string, not {type(question).__name__}.")
     words = re.findall(r"[a-z]+", question.casefold())
     if not words:
         return None

@@ -28,6 +28,8 @@ _USED_LINE = re.compile(r"^[ \t*#>-]*facts?[ \t]+used[ \t*]*:", re.I | re.M)
 def _used_text(reply: str) -> str:
     """The text between ``Facts used:`` and the last ``Answer:`` line."""
     text = reply or ""
+    if not isinstance(text, str):
+        raise TypeError(f"the reply must be the model's text (a string), not {type(reply).__name__} {reply!r:.60}.")
     m = _USED_LINE.search(text)
     if not m:
         return ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from gaba import answer, graph, link, rag, rank, stepwise
+from gaba import answer, answer_kind, citation, graph, link, rag, rank, stepwise
 from gaba.entities import find_entities
 
 pytestmark = pytest.mark.usefixtures("tmp_cache")     # embeddings and replies go to a temporary folder
@@ -123,3 +123,41 @@ def test_cli_ask_refuses_a_bad_byte_in_one_line(tmp_path, monkeypatch, capsys):
     assert main(["ask", LONE.replace("\ud800", "\udcff"), "--graph", str(path)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "retype the question" in err[0]
+
+
+# --- replies and facts that are not what the model or the reader should give -----------------------
+
+@pytest.mark.parametrize("reply", [5, b"Answer: Orlo Vance", ["Answer: Orlo Vance"]])
+def test_grounding_refuses_a_reply_that_is_not_text(reply):
+    for call in (lambda: answer.check_grounding(reply, FACTS, ["Tessa Mill"]),
+                 lambda: citation.cited_facts(reply, FACTS),
+                 lambda: answer.final_answer(reply), lambda: answer.is_abstention(reply)):
+        with pytest.raises(TypeError, match="model's text"):
+            call()
+
+
+def test_grounding_still_reads_no_reply_as_an_abstention():
+    assert answer.check_grounding(None, FACTS, ["Tessa Mill"]).accepted
+    assert answer.final_answer(None) == ""
+
+
+@pytest.mark.parametrize("facts", [[("Orlo Vance", "OWNS")], [("Orlo Vance", 1, "Tessa Mill")], None, 5])
+def test_grounding_and_prompt_refuse_malformed_facts(facts):
+    with pytest.raises(TypeError, match="fact"):
+        answer.check_grounding(REPLY, facts, ["Tessa Mill"])
+    with pytest.raises(TypeError, match="fact"):
+        answer.answer_prompt("What owns Tessa Mill?", facts if facts is not None else 5)
+
+
+def test_grounding_takes_one_entity_as_a_string():
+    reply = "Facts used: Orlo Vance owns Tessa Mill.\nAnswer: Orlo Vance"
+    as_list = answer.check_grounding(reply, FACTS, ["Tessa Mill"])
+    assert as_list.accepted
+    assert answer.check_grounding(reply, FACTS, "Tessa Mill") == as_list
+
+
+def test_prompt_and_question_word_refuse_a_question_that_is_not_text():
+    with pytest.raises(TypeError, match="question must be a string"):
+        answer.answer_prompt(None, FACTS)
+    with pytest.raises(TypeError, match="question must be a string"):
+        answer_kind.question_word(None)
