@@ -38,13 +38,14 @@ def _check_options(question, budget, method) -> None:
 
 
 def _check_facts(facts) -> list[Fact]:
-    if isinstance(facts, (str, bytes)):
-        raise TypeError("facts must be a collection of (subject, relation, object) tuples, not a string.")
-    out = list(dict.fromkeys(tuple(f) if type(f) is list else f for f in facts))
+    if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable):
+        raise TypeError("facts must be a collection of (subject, relation, object) tuples, not "
+                        f"{'a string' if isinstance(facts, str) else type(facts).__name__}.")
+    out = [tuple(f) if type(f) is list else f for f in facts]
     for f in out:
         if not (isinstance(f, tuple) and len(f) == 3 and all(isinstance(x, str) for x in f)):
             raise TypeError(f"each fact must be a (subject, relation, object) tuple of strings, got {f!r}")
-    return out
+    return list(dict.fromkeys(out))
 
 
 def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict[str, int]) -> list[float]:

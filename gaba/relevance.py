@@ -60,6 +60,8 @@ def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:
     if entities is not None:
         if isinstance(entities, str):
             entities = [entities]
+        elif not isinstance(entities, Iterable):
+            raise TypeError(f"entities must be a name or a list of names, not {type(entities).__name__}.")
         found = [e for e in entities if e in nodes]
     else:
         found = []
@@ -93,6 +95,8 @@ def ppr_flow(facts: list[Fact], starts: list[str], weights: Sequence[float], *, 
 
     index: dict[str, int] = {}
     pairs = [(index.setdefault(s, len(index)), index.setdefault(o, len(index))) for s, _, o in facts]
+    if len(weights) != len(facts):
+        raise ValueError(f"ppr_flow needs one weight per fact, got {len(weights)} weights for {len(facts)} facts.")
     seeds = [index[s] for s in starts if s in index]
     if not seeds:
         return [0.0] * len(facts)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from gaba import answer, answer_kind, citation, graph, link, rag, rank, stepwise
+from gaba import answer, answer_kind, citation, graph, link, rag, rank, relevance, stepwise
 from gaba.entities import find_entities
 
 pytestmark = pytest.mark.usefixtures("tmp_cache")     # embeddings and replies go to a temporary folder
@@ -161,3 +161,22 @@ def test_prompt_and_question_word_refuse_a_question_that_is_not_text():
         answer.answer_prompt(None, FACTS)
     with pytest.raises(TypeError, match="question must be a string"):
         answer_kind.question_word(None)
+
+
+# --- ranking -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("facts", [None, 5, [{}], [{"Orlo"}]])
+def test_rank_facts_refuses_facts_that_are_not_triples(facts):
+    with pytest.raises(TypeError, match="fact"):
+        rank.rank_facts("Who owns Tessa Mill?", facts, None, budget=1, method="hop")
+
+
+def test_rank_facts_refuses_entities_that_are_not_names():
+    with pytest.raises(TypeError, match="a name or a list of names"):
+        rank.rank_facts("Who owns Tessa Mill?", FACTS, None, budget=1, method="hop", entities=5)
+
+
+def test_ppr_flow_needs_one_weight_per_fact():
+    facts = FACTS + [("Brim Quarry", "SUPPLIES_TO", "Tessa Mill")]
+    with pytest.raises(ValueError, match="one weight per fact"):
+        relevance.ppr_flow(facts, ["Tessa Mill"], [1.0])
