@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +25,11 @@ __all__ = ["KINDS", "Case", "wilson_interval", "score_answer", "run_eval", "rag_
            "answer_abstain_rates", "plot_pass_rates", "context_tokens", "format_rate", "format_rates"]
 
 
+def _whole(x) -> bool:
+    """Whether ``x`` is a finite whole number (an int, or a float such as 3.0)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and int(x) == x
+
+
 def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval ``(low, high)`` for ``k`` successes in ``n`` trials (``z``: normal quantile).
 
@@ -33,8 +39,10 @@ def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
     >>> wilson_interval(0, 5)  # doctest: +ELLIPSIS
     (0.0, 0.43448...)
     """
-    if isinstance(k, bool) or isinstance(n, bool) or int(k) != k or int(n) != n:
+    if not (_whole(k) and _whole(n)):
         raise TypeError(f"wilson_interval needs integer counts, got k={k!r}, n={n!r}")
+    if not isinstance(z, numbers.Real) or not z > 0:
+        raise ValueError(f"z must be a positive number (1.96 for a 95% interval), got {z!r}")
     k, n = int(k), int(n)
     if n < 0 or k < 0 or k > n:
         raise ValueError(f"wilson_interval needs 0 <= k <= n, got k={k}, n={n}")
@@ -130,13 +138,15 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
     for name, fn in systems.items():
         if not callable(fn):
             raise TypeError(f"system {name!r} is not callable")
-    if int(trials) != trials or trials < 1:
+    if not _whole(trials) or trials < 1:
         raise ValueError(f"trials must be a positive integer, got {trials!r}")
     if on_error not in {"raise", "record"}:
         raise ValueError(f"on_error must be 'raise' or 'record', not {on_error!r}")
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0, got {temperature}")
-    if isinstance(concurrency, bool) or int(concurrency) != concurrency or concurrency < 1:
+    if not isinstance(temperature, numbers.Real) or not temperature >= 0:
+        raise ValueError(f"temperature must be a number >= 0, got {temperature!r}")
+    if not _whole(first_seed):
+        raise ValueError(f"first_seed must be a whole number, got {first_seed!r}")
+    if isinstance(concurrency, bool) or not _whole(concurrency) or concurrency < 1:
         raise ValueError(f"concurrency must be a whole number >= 1, got {concurrency!r}")
     if trials > 1 and temperature == 0:
         warnings.warn("temperature=0 with several trials: a deterministic model gives the same "
@@ -151,7 +161,7 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
         fn = systems[name]
         seed = first_seed + trial
         start = time.perf_counter()
-        error, context = "", None
+        error, context, did_abstain, tokens = "", None, False, None
         try:
             out = fn(case.question, seed, temperature=temperature) if takes_t[name] \
                 else fn(case.question, seed)
@@ -160,18 +170,23 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
             if not isinstance(answer, str):
                 raise TypeError(f"a system must return a string or (answer, context), "
                                 f"got {type(answer).__name__}")
+            did_abstain = bool(abstained(answer))
+            tokens = context_tokens(context) if context is not None else None
         except Exception as exc:  # noqa: BLE001 - recorded or re-raised with context
             if on_error == "raise":
-                raise type(exc)(f"system {name!r} failed on case {cid} "
-                                f"({case.question!r}), trial {trial}: {exc}") from exc
-            answer, error = "", f"{type(exc).__name__}: {exc}"
-        did_abstain = bool(abstained(answer)) if not error else False
+                message = f"system {name!r} failed on case {cid} ({case.question!r}), trial {trial}: {exc}"
+                try:
+                    wrapped = type(exc)(message)
+                except Exception:  # noqa: BLE001 - an exception class that takes other arguments
+                    wrapped = RuntimeError(f"{message} ({type(exc).__name__})")
+                raise wrapped from exc
+            answer, error, did_abstain, tokens = "", f"{type(exc).__name__}: {exc}", False, None
         return {
             "case": cid, "question": case.question, "kind": case.kind,
             "answerable": case.answerable, "system": name, "trial": trial, "seed": seed,
             "answer": answer, "abstained": did_abstain,
             "passed": False if error else score_answer(answer, case, abstained=did_abstain),
-            "context_tokens": context_tokens(context) if context is not None else None,
+            "context_tokens": tokens,
             "seconds": time.perf_counter() - start, "error": error,
         }
 
@@ -202,8 +217,15 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
     return df
 
 
+def _columns(by) -> list[str]:
+    """The grouping columns: one name, or a sequence of names."""
+    return [by] if isinstance(by, str) else list(by)
+
+
 def _rate_table(df, by: list[str], column: str, unit: str):
     """Rates of the boolean ``column`` per group ``by``, with Wilson intervals."""
+    if not hasattr(df, "columns") or not hasattr(df, "groupby"):
+        raise TypeError(f"expected the DataFrame of run_eval, got {type(df).__name__}")
     if unit not in {"trial", "question"}:
         raise ValueError(f"unit must be 'trial' or 'question', not {unit!r}")
     missing = [c for c in [*by, column, "case"] if c not in df.columns]
@@ -217,7 +239,8 @@ def _rate_table(df, by: list[str], column: str, unit: str):
         k=(column, "sum"), n=(column, "size"), questions=("case", "nunique")).reset_index()
     out["k"] = out["k"].astype(int)
     out["rate"] = out["k"] / out["n"]
-    out["low"], out["high"] = zip(*(wilson_interval(k, n) for k, n in zip(out["k"], out["n"])))
+    intervals = [wilson_interval(k, n) for k, n in zip(out["k"], out["n"])]      # none for no rows
+    out["low"], out["high"] = [lo for lo, _ in intervals], [hi for _, hi in intervals]
     return out
 
 
@@ -234,7 +257,7 @@ def pass_rates(df, by: Sequence[str] = ("system", "kind"), *, unit: str = "trial
     >>> int(row.k), int(row.n), float(row.rate)
     (3, 4, 0.75)
     """
-    return _rate_table(df, list(by), "passed", unit)
+    return _rate_table(df, _columns(by), "passed", unit)
 
 
 def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "trial"):
@@ -250,6 +273,9 @@ def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "tr
     """
     import pandas as pd
 
+    by = _columns(by)
+    if not hasattr(df, "columns"):
+        raise TypeError(f"expected the DataFrame of run_eval, got {type(df).__name__}")
     if "answerable" not in df.columns or "abstained" not in df.columns:
         raise KeyError("answer_abstain_rates needs the 'answerable' and 'abstained' columns of run_eval")
     parts = []
@@ -258,7 +284,7 @@ def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "tr
     for label, data, column in [("answered (answerable)", answerable, "answered"),
                                 ("abstained (unanswerable)", unanswerable, "abstained")]:
         if len(data):
-            parts.append(_rate_table(data, list(by), column, unit).assign(measure=label))
+            parts.append(_rate_table(data, by, column, unit).assign(measure=label))
     if not parts:
         raise ValueError("no rows to rate")
     out = pd.concat(parts, ignore_index=True)

@@ -6,10 +6,14 @@ facts, and evaluation systems whose output cannot be counted. Invented names onl
 """
 from __future__ import annotations
 
+import math
+
 import networkx as nx
+import pandas as pd
 import pytest
 
-from gaba import answer, answer_kind, citation, graph, link, rag, rank, relevance, stepwise
+from gaba import answer, answer_kind, citation, evaluate, graph, link, rag, rank, relevance, stepwise
+from gaba.data.cases import Case
 from gaba.entities import find_entities
 
 pytestmark = pytest.mark.usefixtures("tmp_cache")     # embeddings and replies go to a temporary folder
@@ -180,3 +184,62 @@ def test_ppr_flow_needs_one_weight_per_fact():
     facts = FACTS + [("Brim Quarry", "SUPPLIES_TO", "Tessa Mill")]
     with pytest.raises(ValueError, match="one weight per fact"):
         relevance.ppr_flow(facts, ["Tessa Mill"], [1.0])
+
+
+# --- evaluation -----------------------------------------------------------------------------------------
+
+CASES = [Case("Who owns Tessa Mill?", ["orlo"], "single-fact"), Case("Who owns Brim Quarry?", ["orlo"], "single-fact")]
+
+
+@pytest.mark.parametrize("context", [float("nan"), 5])
+def test_run_eval_records_a_context_it_cannot_count_and_keeps_the_other_rows(context):
+    systems = {"good": lambda q, seed: "Orlo Vance", "odd": lambda q, seed: ("Orlo Vance", context)}
+    df = evaluate.run_eval(CASES, systems, trials=1, on_error="record", progress=False)
+    assert len(df) == 4
+    odd = df[df.system == "odd"]
+    assert odd.error.str.startswith("TypeError").all() and not odd.passed.any()
+    assert df[df.system == "good"].passed.all()
+
+
+def test_run_eval_records_an_abstention_test_that_raises():
+    df = evaluate.run_eval(CASES, {"s": lambda q, seed: "Orlo Vance"}, trials=1, on_error="record",
+                           abstained=lambda a: 1 / 0, progress=False)
+    assert len(df) == 2 and df.error.str.startswith("ZeroDivisionError").all()
+
+
+def test_run_eval_reraises_an_error_whose_class_takes_other_arguments():
+    def system(question, seed):
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    with pytest.raises(RuntimeError, match=r"system 's' failed on case c01.*UnicodeDecodeError") as info:
+        evaluate.run_eval(CASES, {"s": system}, trials=1, progress=False)
+    assert isinstance(info.value.__cause__, UnicodeDecodeError)
+
+
+@pytest.mark.parametrize("option", [{"trials": math.inf}, {"trials": math.nan}, {"concurrency": math.inf},
+                                    {"temperature": math.nan}, {"temperature": "hot"}, {"first_seed": "a"}])
+def test_run_eval_refuses_odd_numbers(option):
+    with pytest.raises(ValueError, match="must be"):
+        evaluate.run_eval(CASES, {"s": lambda q, seed: "x"}, progress=False, **{"trials": 1, **option})
+
+
+@pytest.mark.parametrize("k, n", [(math.nan, 3), (3, math.inf), (None, 2)])
+def test_wilson_interval_refuses_counts_that_are_not_whole(k, n):
+    with pytest.raises(TypeError, match="integer counts"):
+        evaluate.wilson_interval(k, n)
+
+
+@pytest.mark.parametrize("z", [-1, 0, math.nan, "a"])
+def test_wilson_interval_refuses_a_bad_z(z):
+    with pytest.raises(ValueError, match="z must be a positive number"):
+        evaluate.wilson_interval(1, 2, z=z)
+
+
+def test_pass_rates_odd_tables():
+    df = pd.DataFrame({"system": ["g", "g"], "kind": ["k", "k"], "case": ["a", "b"], "passed": [True, False]})
+    assert evaluate.pass_rates(df, by="system")[["k", "n"]].values.tolist() == [[1, 2]]
+    assert evaluate.pass_rates(df.iloc[:0]).empty
+    with pytest.raises(TypeError, match="DataFrame of run_eval"):
+        evaluate.pass_rates(df.to_dict("records"))
+    with pytest.raises(TypeError, match="DataFrame of run_eval"):
+        evaluate.answer_abstain_rates([])
