@@ -4,7 +4,7 @@ Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import embed, link
@@ -195,10 +195,19 @@ def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = Non
     check_question(question, "flat_rag", max_chars=None)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer, not {k!r}")
+    if isinstance(documents, (str, bytes, Mapping)):
+        raise TypeError(f"documents must be a list of documents, not one {type(documents).__name__}; "
+                        "pass [text] for one document (or list(d.values()) for a dict of them).")
     docs = list(load_documents() if documents is None else documents)
     texts = [_doc_text(d) for d in docs]
     if not texts:
         raise ValueError("flat_rag needs at least one document.")
+    for i, text in enumerate(texts):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"document {i} holds {text[exc.start]!r} at position {exc.start}, half of a "
+                             "character pair that is not text; remove it from the document.") from None
     key = tuple(texts)
     if key not in _doc_cache:
         _doc_cache.clear()

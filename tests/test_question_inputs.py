@@ -243,3 +243,17 @@ def test_pass_rates_odd_tables():
         evaluate.pass_rates(df.to_dict("records"))
     with pytest.raises(TypeError, match="DataFrame of run_eval"):
         evaluate.answer_abstain_rates([])
+
+
+# --- flat retrieval ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("documents", ["Orlo Vance owns Tessa Mill.", b"Orlo Vance owns Tessa Mill.",
+                                       {"d1": "Orlo Vance owns Tessa Mill."}])
+def test_flat_retrieve_refuses_one_document_that_is_not_a_list(documents):
+    with pytest.raises(TypeError, match=r"a list of documents.*\[text\]"):
+        rag.flat_retrieve("Who owns Tessa Mill?", documents=documents)
+
+
+def test_flat_retrieve_refuses_a_document_that_is_not_text():
+    with pytest.raises(ValueError, match=r"document 1 holds '\\ud800'.*remove it"):
+        rag.flat_retrieve("Who owns Tessa Mill?", documents=["Orlo Vance owns Tessa Mill.", "Brim \ud800 Quarry"])
