@@ -4,7 +4,7 @@ Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import embed, link
@@ -34,7 +34,17 @@ def _link(question: str, G, linking: str | Linker) -> list[str]:
             return found
         linking = "full"          # auto: no name as written, so shared rare name words, then similar names
     found = linking(question, G) if callable(linking) else link.link_entities(question, G, method=linking)
+    found = _returned(found, "a linking function", "a list of node names")
     return list(dict.fromkeys(n for n in (getattr(m, "name", m) for m in found) if n in G))
+
+
+def _returned(value, who: str, what: str) -> list:
+    """A reader's function's result as a list (one name counts as a list of one), else TypeError."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(f"{who} must return {what}, not {type(value).__name__} {value!r:.60}.")
+    return list(value)
 
 
 def _no_entity_reason(G, linking) -> str:
@@ -91,6 +101,8 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
         raise ValueError(f"budget must be a positive integer or None, not {budget!r}")
     if fact_order not in FACT_ORDERS:
         raise ValueError(f"fact_order must be one of {', '.join(FACT_ORDERS)}, not {fact_order!r}")
+    if not callable(rank) and rank not in _rank.METHODS:      # checked before the budget needs it
+        raise ValueError(f"rank must be one of {_rank.METHODS} or a function, not {rank!r}")
     if not callable(linking) and (not isinstance(linking, str) or not linking):
         raise ValueError(f"linking must be 'auto', 'exact', a gaba.link method name or a function, not {linking!r}")
     out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
@@ -106,7 +118,11 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     facts = gather_facts(G, entities, hops)
     if budget is not None and len(facts) > budget:
         if callable(rank):
-            facts = set(rank(question, sorted(facts), G, budget)) & facts
+            kept = _returned(rank(question, sorted(facts), G, budget), "a ranking function", "a list of facts")
+            if bad := [f for f in kept if not isinstance(f, tuple)]:
+                raise TypeError("a ranking function must return (subject, relation, object) tuples of the "
+                                f"facts it was given, not {bad[0]!r:.60}.")
+            facts = set(kept) & facts
         else:
             facts = set(_rank.rank_facts(question, sorted(facts), G, budget=budget, method=rank,
                                          entities=entities))

@@ -257,3 +257,31 @@ def test_flat_retrieve_refuses_one_document_that_is_not_a_list(documents):
 def test_flat_retrieve_refuses_a_document_that_is_not_text():
     with pytest.raises(ValueError, match=r"document 1 holds '\\ud800'.*remove it"):
         rag.flat_retrieve("Who owns Tessa Mill?", documents=["Orlo Vance owns Tessa Mill.", "Brim \ud800 Quarry"])
+
+
+# --- the reader's own linking and ranking functions ---------------------------------------------------------
+
+@pytest.mark.parametrize("returned", [None, 5, b"Orlo Vance"])
+def test_graph_rag_refuses_a_linking_function_that_returns_no_names(returned, scripted):
+    with pytest.raises(TypeError, match="a linking function must return a list of node names"):
+        rag.graph_rag("Who owns Tessa Mill?", _graph(), linking=lambda q, G: returned)
+    assert scripted.requests == []
+
+
+def test_graph_rag_takes_one_name_from_a_linking_function(scripted):
+    scripted.replies.append("Facts used: Orlo Vance owns Tessa Mill.\nAnswer: Orlo Vance")
+    t = rag.graph_rag_trace("Who owns Tessa Mill?", _graph(), linking=lambda q, G: "Tessa Mill")
+    assert t["entities"] == ["Tessa Mill"] and t["answer"] == "Orlo Vance"
+
+
+@pytest.mark.parametrize("returned", [None, 5, "Orlo Vance", [["Orlo Vance", "OWNS", "Tessa Mill"]]])
+def test_graph_rag_refuses_a_ranking_function_that_returns_no_facts(returned, scripted):
+    with pytest.raises(TypeError, match="a ranking function must return"):
+        rag.graph_rag("Who owns Tessa Mill?", _graph(), budget=1, rank=lambda q, f, G, b: returned)
+    assert scripted.requests == []
+
+
+def test_graph_rag_checks_the_rank_method_even_when_the_budget_is_not_reached(scripted):
+    with pytest.raises(ValueError, match="rank must be one of"):
+        rag.graph_rag("Who owns Tessa Mill?", _graph(), budget=100, rank="bogus")
+    assert scripted.requests == []
