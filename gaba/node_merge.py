@@ -10,7 +10,7 @@ from itertools import combinations
 import networkx as nx
 from rapidfuzz import fuzz
 
-from .entities import check_graph, node_aliases
+from .entities import check_graph, check_node_names, node_aliases
 from .words import comma_head, name_tokens
 
 __all__ = ["merge_equivalent_nodes"]
@@ -28,7 +28,8 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
     {'Shawn Levy': 'Shawn Levy (director)'}
     """
     check_graph(G)
-    if not 0 < threshold <= 1:
+    check_node_names(G, "merge_equivalent_nodes")
+    if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
     names = sorted(str(n) for n in G.nodes)
     words = {n: name_tokens(n) for n in names}

@@ -285,3 +285,15 @@ def test_graph_rag_checks_the_rank_method_even_when_the_budget_is_not_reached(sc
     with pytest.raises(ValueError, match="rank must be one of"):
         rag.graph_rag("Who owns Tessa Mill?", _graph(), budget=100, rank="bogus")
     assert scripted.requests == []
+
+
+# --- merging nodes --------------------------------------------------------------------------------------------
+
+def test_merge_equivalent_nodes_refuses_node_names_that_are_not_strings():
+    from gaba.node_merge import merge_equivalent_nodes
+
+    G = nx.MultiDiGraph([(1, "Orlo Vance"), (("Orlo", "Vance"), "Tessa Mill")])
+    with pytest.raises(TypeError, match=r"merge_equivalent_nodes needs .*relabel_nodes\(G, str\)"):
+        merge_equivalent_nodes(G)
+    with pytest.raises(ValueError, match="threshold"):
+        merge_equivalent_nodes(_graph(), threshold="high")
