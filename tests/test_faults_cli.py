@@ -276,12 +276,17 @@ def test_out_may_not_be_the_documents_file(scripted, tmp_path, capsys):
     assert docs.read_bytes() == before and scripted.requests == []
 
 
-def test_a_build_where_every_document_failed_writes_nothing_and_exits_1(scripted, tmp_path, capsys):
+def _two_notes(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder of two one-sentence notes, and where its graph goes."""
     corpus = tmp_path / "c"
     corpus.mkdir()
     (corpus / "a.txt").write_text("Gamma Bank lends to Beta Foods.")
     (corpus / "b.txt").write_text("Delta Mills buys grain from Beta Foods.")
-    out = tmp_path / "g.json"
+    return corpus, tmp_path / "g.json"
+
+
+def test_a_build_where_every_document_failed_writes_nothing_and_exits_1(scripted, tmp_path, capsys):
+    corpus, out = _two_notes(tmp_path)
     # no scripted reply is JSON ("ok"), so every document fails after its retries
     assert main(["build-graph", str(corpus), "--out", str(out)]) == 1
     err = capsys.readouterr().err
@@ -291,11 +296,7 @@ def test_a_build_where_every_document_failed_writes_nothing_and_exits_1(scripted
 
 
 def test_a_build_where_one_document_failed_still_writes_the_graph(scripted, tmp_path, capsys):
-    corpus = tmp_path / "c"
-    corpus.mkdir()
-    (corpus / "a.txt").write_text("Gamma Bank lends to Beta Foods.")
-    (corpus / "b.txt").write_text("Delta Mills buys grain from Beta Foods.")
-    out = tmp_path / "g.json"
+    corpus, out = _two_notes(tmp_path)
     scripted.replies.append(REPLY)          # a.txt is extracted; b.txt gets "ok" and fails
     assert main(["build-graph", str(corpus), "--out", str(out)]) == 0
     assert out.is_file() and "1 failed" in capsys.readouterr().out

@@ -445,9 +445,11 @@ def test_shortest_paths_keep_their_time_limit_with_parallel_edges(monkeypatch):
 
     from gaba import nxpaths
     monkeypatch.setattr(nxpaths, "MAX_PATHS", 10**9)          # the clock, not the cap, must stop it
+    monkeypatch.setattr(P, "MAX_PATHS", 10**9)
     t0 = time.perf_counter()
     r = P.shortest_paths(ladder(6, 12), "Quay 0", "Quay 6", timeout=0.3)    # 12**6 paths
-    assert r.stats.timed_out and time.perf_counter() - t0 < 3
+    # a hang guard, not a speed goal: without the clock this enumerates millions of paths
+    assert r.stats.timed_out and not r.stats.truncated and time.perf_counter() - t0 < 60
 
 
 def test_store_shortest_paths_stop_at_the_cap(harbour_store, monkeypatch):
