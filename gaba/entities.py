@@ -121,8 +121,10 @@ def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
             hit = table.get(key)
             if hit is not None and (store or hit in G):
                 return hit
-    raise EntityNotFound(f"No {noun} called {name!r} in this graph. "
-                         f"Did you mean: {', '.join(repr(s) for s in suggest(G, name))}?")
+    close = suggest(G, name)
+    shown = name if len(name) <= 120 else f"{name[:120]}..."      # a pasted page is not repeated whole
+    raise EntityNotFound(f"No {noun} called {shown!r} in this graph. " +
+                         (f"Did you mean: {', '.join(map(repr, close))}?" if close else "No name in it is close."))
 
 
 def find_entities(question: str, G) -> list[str]:

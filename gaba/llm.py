@@ -243,7 +243,12 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
     """
     if not isinstance(prompt, str) or not prompt.strip():
         raise ValueError("call_llm needs a non-empty prompt string.")
-    max_tokens = int(max_tokens or DEFAULT_MAX_TOKENS)
+    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
+        raise ValueError(f"max_tokens must be a positive whole number of tokens (or None for "
+                         f"{DEFAULT_MAX_TOKENS}), not {max_tokens!r}.")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
+        raise ValueError(f"temperature must be a number from 0 to 2, not {temperature!r}.")
+    max_tokens = max_tokens or DEFAULT_MAX_TOKENS
     messages = ([{"role": "system", "content": system}] if system else []) + \
         [{"role": "user", "content": prompt}]
     t0 = time.perf_counter()

@@ -297,3 +297,33 @@ def test_merge_equivalent_nodes_refuses_node_names_that_are_not_strings():
         merge_equivalent_nodes(G)
     with pytest.raises(ValueError, match="threshold"):
         merge_equivalent_nodes(_graph(), threshold="high")
+
+
+# --- the model call's own arguments, and a name the graph does not hold ------------------------
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, "200", True])
+def test_call_llm_refuses_a_max_tokens_that_is_not_a_positive_whole_number(bad, scripted):
+    from gaba.llm import call_llm
+    with pytest.raises(ValueError, match="max_tokens must be a positive whole number"):
+        call_llm("Name the quay.", max_tokens=bad)
+    assert scripted.requests == []
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, float("nan"), "hot", None])
+def test_call_llm_refuses_a_temperature_outside_0_to_2(bad, scripted):
+    from gaba.llm import call_llm
+    with pytest.raises(ValueError, match="temperature must be a number from 0 to 2"):
+        call_llm("Name the quay.", temperature=bad)
+    assert scripted.requests == []
+
+
+def test_entity_not_found_on_a_graph_with_no_close_name_says_so():
+    from gaba.entities import resolve_entity
+    from gaba.errors import EntityNotFound
+    G = nx.MultiDiGraph()
+    with pytest.raises(EntityNotFound) as err:
+        resolve_entity(G, "Tessa Mill")
+    assert "Did you mean: ?" not in str(err.value) and "No name in it is close" in str(err.value)
+    with pytest.raises(EntityNotFound) as err:
+        resolve_entity(G, "Quay " * 10_000)
+    assert len(str(err.value)) < 400
