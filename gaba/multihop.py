@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import prompts
-from .answer import quoted_line
+from .answer import ABSTAIN, quoted_line
 from .data.kinship import ROLE_WORDS, kinship, path_roles
 from .entities import find_entities, suggest
 from .errors import EntityNotFound, NoPath
@@ -173,4 +173,6 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     resp = call_llm(template.format(question=question.strip(), paths=context), system=system,
                     temperature=temperature, seed=seed, max_tokens=max_tokens,
                     purpose=f"paths: explain {question.strip()[:60]}")
-    return HopAnswer(question, kind, ents, paths, scores, context, resp.text.strip(), stats, resp)
+    # an empty reply is no answer: say so, as graph_rag does, instead of printing nothing
+    text = resp.text.strip() or f"{ABSTAIN}: the model gave an empty reply."
+    return HopAnswer(question, kind, ents, paths, scores, context, text, stats, resp)

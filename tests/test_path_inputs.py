@@ -540,3 +540,11 @@ def test_community_helpers_refuse_a_string_or_no_graph():
         partition_signature("c0")
     assert partition_signature(x for x in [c]) == ((0, ("Ana Rusk", "Tern")),)
     assert community_documents(G, c) == ["dock-log"]
+
+
+@pytest.mark.parametrize("reply", ["", "   \n  "])
+def test_an_empty_model_reply_to_the_paths_is_an_abstention_that_says_so(reply, scripted):
+    from gaba.multihop import multi_hop_query
+    scripted.replies.append(reply)
+    a = multi_hop_query(harbour(), "How is Ana Rusk connected to Pell Quay?")
+    assert a.answer == "I don't know: the model gave an empty reply." and len(scripted.requests) == 1
