@@ -147,7 +147,9 @@ def _validate(text: str, schema: dict) -> tuple[Any, str | None]:
     exc = jsonschema.exceptions.best_match(cls(schema).iter_errors(data))
     if exc is not None:                   # what jsonschema.validate would raise
         where = "/".join(str(p) for p in exc.absolute_path) or "the top level"
-        return None, f"the JSON does not match the schema at {where}: {exc.message}"
+        m = exc.message                   # it may quote the reply: keep its two ends ("'...' is too long")
+        what = m if len(m) <= 200 else f"{m[:100]} ... {m[-100:]}"
+        return None, f"the JSON does not match the schema at {where}: {what}"
     return data, None
 
 

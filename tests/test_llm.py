@@ -86,6 +86,18 @@ def test_schema_retry_with_validation_error(scripted):
     assert "rejected" in retry_prompt and "name" in retry_prompt
 
 
+def test_a_huge_rejected_reply_is_not_quoted_back_whole(scripted):
+    # jsonschema's message quotes the offending value; a 50,000-character one would double the
+    # retry prompt and fill the error
+    huge = json.dumps({"name": "Mara Voss " * 5000})
+    scripted.replies.extend([huge] * (1 + llm.SCHEMA_RETRIES))
+    with pytest.raises(LLMOutputError) as err:
+        llm.call_llm("who?", schema={**SCHEMA, "properties": {"name": {"type": "string", "maxLength": 20}}},
+                     purpose="find a name")
+    retry_prompt = scripted.requests[1]["messages"][-1]["content"]
+    assert "is too long" in retry_prompt and len(retry_prompt) < 500 and len(str(err.value)) < 800
+
+
 def test_schema_gives_up_with_named_purpose(scripted):
     scripted.replies.extend(["not json", "still not", "{]"])
     with pytest.raises(LLMOutputError, match="extract doc n07.*not valid JSON"):
