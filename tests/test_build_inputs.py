@@ -458,7 +458,8 @@ def test_a_huge_malformed_reply_gives_a_short_failure_and_the_other_documents_ar
     scripted.replies.extend([huge] * 3 + REPLIES[1:])
     ex = extract_corpus([TWO_DOCS[0], TWO_DOCS[1]], progress=False, concurrency=1)
     assert list(ex.failed) == ["d1"] and len(ex.failed["d1"]) <= 600
-    assert ex.failed["d1"].startswith("document 'd1': ") and ex.failed["d1"].endswith(" ...")
+    # short either way: call_llm keeps the two ends of the schema message, extract cuts at 600
+    assert ex.failed["d1"].startswith("document 'd1': ") and "is too long" in ex.failed["d1"]
     assert [t.as_tuple() for t in ex.triples] == [("Tibo Renn", "founded", "Hask Ferries")]
 
 
