@@ -18,7 +18,7 @@ import networkx as nx
 
 from . import prompts
 from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
-from .citation import _ANSWER_LINE, _name_patterns, cited_facts
+from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
 from .graph import Fact, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
 
@@ -189,13 +189,6 @@ def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
 
 
-def _text(value, what: str) -> str:
-    """``value`` as text: a string, or "" for None; TypeError for anything else."""
-    if value is None or isinstance(value, str):
-        return value or ""
-    raise TypeError(f"the {what} must be the model's text (a string), not {type(value).__name__} {value!r:.60}.")
-
-
 def _check_facts(facts) -> list[Fact]:
     """``facts`` as a list, in order, when each is a (subject, relation, object) of strings, else TypeError."""
     if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable):
@@ -297,16 +290,19 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     cited_pairs = {frozenset((s, o)) for s, _, o in cited}
     cited_about = {x for s, _, o in cited for x in (s, o)}
 
-    # every path of at most ``hops`` given facts from a question entity to each named entity
-    paths = {a: [p for q in entities if q in g for p in nx.all_simple_paths(g, q, a, cutoff=hops)] for a in named}
-
-    def through_cited(a: str) -> bool:
-        """A path to ``a`` takes a cited fact."""
-        return any(any(frozenset(step) in cited_pairs for step in zip(p, p[1:])) for p in paths[a])
-
-    def past_cited(a: str) -> bool:
-        """A path to ``a`` passes an entity a cited fact is about (the model cited a neighbour of the chain)."""
-        return any(cited_about & set(p[1:-1]) for p in paths[a])
+    def grade(a: str) -> int:
+        """2 when a path of at most ``hops`` given facts from a question entity to ``a`` takes a cited
+        fact, 1 when one only passes an entity a cited fact is about (the model cited a neighbour of
+        the chain), else 0; the paths are walked lazily, stopping at the first that takes a cited fact."""
+        best = 0
+        for q in entities:
+            if q in g:
+                for p in nx.all_simple_paths(g, q, a, cutoff=hops):
+                    if any(frozenset(step) in cited_pairs for step in zip(p, p[1:])):
+                        return 2
+                    if cited_about & set(p[1:-1]):
+                        best = 1
+        return best
 
     def joined(a: str) -> bool:
         """A given fact, or a source sentence of one, joins a question entity to ``a``."""
@@ -316,8 +312,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
         return any(any(re.search(p, t) for p in at_a) and any(re.search(p, t) for p in at_q)
                    for t in {t.casefold() for f in facts for t in (evidence or {}).get(f, ())})
 
-    strict = {a for a in named if through_cited(a)}
-    if reached := tuple(a for a in named if a in strict or past_cited(a)):
+    grades = {a: grade(a) for a in named}
+    if reached := tuple(a for a in named if grades[a]):
         if question and asks_one_relation(question, [n for q in entities for n in (q, *aliases.get(q, ()))]):
             if not (near := tuple(a for a in reached if joined(a))):
                 return Grounding(False, f"the question asks one relation of {', '.join(entities)}, and no given "
@@ -325,7 +321,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             reached = near
         if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):
             return Grounding(False, why, cited)
-        how = "through a cited fact" if strict & set(reached) else "past an entity a cited fact is about"
+        how = "through a cited fact" if any(grades[a] == 2 for a in reached) else "past an entity a cited fact is about"
         return Grounding(True, f"a path of given facts {how} leads from the question to the answer", cited, reached)
     return Grounding(False, f"no path of at most {hops} given facts leads from the question through a cited "
                      f"fact, or past an entity one is about, to {', '.join(named)}", cited)

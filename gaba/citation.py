@@ -25,11 +25,16 @@ _ANSWER_LINE = re.compile(r"^[ \t*#>-]*answer[ \t*]*:[ \t*]*", re.I | re.M)
 _USED_LINE = re.compile(r"^[ \t*#>-]*facts?[ \t]+used[ \t*]*:", re.I | re.M)
 
 
+def _text(value, what: str) -> str:
+    """``value`` as text: a string, or "" for None; TypeError for anything else."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    raise TypeError(f"the {what} must be the model's text (a string), not {type(value).__name__} {value!r:.60}.")
+
+
 def _used_text(reply: str) -> str:
     """The text between ``Facts used:`` and the last ``Answer:`` line."""
-    text = reply or ""
-    if not isinstance(text, str):
-        raise TypeError(f"the reply must be the model's text (a string), not {type(reply).__name__} {reply!r:.60}.")
+    text = _text(reply, "reply")
     m = _USED_LINE.search(text)
     if not m:
         return ""
