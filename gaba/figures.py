@@ -22,6 +22,7 @@ def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], 
                         f"and {{'3^k': 3}}, not {series!r:.60} and {branching!r:.60}.")
     if any(isinstance(cs, (str, bytes)) or not isinstance(cs, Iterable) for cs in series.values()):
         raise TypeError("each series must be a list of path counts, one per depth.")
+    series = {label: list(cs) for label, cs in series.items()}      # a generator is read once, below too
     values = [*depths, *(branching or {}).values(), *(c for cs in series.values() for c in cs if c is not None)]
     bad = [x for x in values if isinstance(x, bool) or not isinstance(x, Real)]
     if bad:

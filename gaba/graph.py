@@ -17,6 +17,7 @@ from .errors import NoPath
 from .kgfile import load_graph, save_graph
 from .prompts import SCHEMA_PHRASES
 from .tokens import estimate_tokens
+from .traversal import edge_relation
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -42,17 +43,12 @@ def build_knowledge_graph(documents=None, **options) -> "nx.MultiDiGraph":
     return build(documents, **options)
 
 
-def _relation(key, data: dict) -> str:
-    rel = data.get("relation")
-    return str(rel if rel is not None else key)
-
-
 def edges_between(G, s, o) -> list[tuple[str, dict]]:
     """``(relation, edge data)`` of every edge ``s -> o``."""
     if G is None or not G.has_edge(s, o):
         return []
     data = G.get_edge_data(s, o)
-    return [(_relation(k, d), d) for k, d in (data.items() if G.is_multigraph() else [(None, data)])]
+    return [(edge_relation(k, d), d) for k, d in (data.items() if G.is_multigraph() else [(None, data)])]
 
 
 def _check_hops(hops) -> int:
@@ -94,10 +90,10 @@ def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[s
         """(fact, the node at its other end) of each edge the walk may take from ``node``."""
         if direction != "in" or not directed:
             for u, v, *k, d in G.edges(node, data=True, **keys):
-                yield (str(u), _relation(k[0] if k else None, d), str(v)), v
+                yield (str(u), edge_relation(k[0] if k else None, d), str(v)), v
         if direction != "out" and directed:
             for u, v, *k, d in G.in_edges(node, data=True, **keys):
-                yield (str(u), _relation(k[0] if k else None, d), str(v)), u
+                yield (str(u), edge_relation(k[0] if k else None, d), str(v)), u
 
     seen: set[Fact] = set()
     visited = set(starts)

@@ -7,7 +7,6 @@ the facts they walk.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +18,7 @@ from .errors import EntityNotFound, NoPath
 from .graph import Fact, fact_sentence
 from .llm import call_llm
 from .paths import expand, graph_scorer, neighbors, rank_paths, top_paths
-from .traversal import Path, TraversalStats, node_attribute, symmetric_relations
+from .traversal import Path, TraversalStats, _is_number, node_attribute, symmetric_relations
 
 
 def format_paths(paths: Sequence[Path], scores: Sequence[float] | None = None,
@@ -50,7 +49,7 @@ def _check_paths(paths, scores) -> None:
             not all(isinstance(p, Path) for p in paths):
         raise TypeError(f"paths must be a list of gaba.traversal.Path (as top_paths returns), not {paths!r:.80}.")
     if scores is not None and (len(scores) != len(paths) or
-                               not all(isinstance(s, numbers.Real) and not isinstance(s, bool) for s in scores)):
+                               not all(_is_number(s) for s in scores)):
         raise ValueError(f"scores must hold one number per path ({len(paths)}), not {scores!r:.80}.")
 
 

@@ -79,7 +79,12 @@ class Path:
         return len(set(self.nodes)) != len(self.nodes)
 
     def extend(self, node: str, rel: str, forward: bool) -> Path:
-        return Path(self.nodes + (node,), self.rels + (rel,), self.forward + (forward,), self.symmetric)
+        # the innermost step of path search: an extension of a checked Path is valid by construction,
+        # so it skips __post_init__'s checks
+        q = object.__new__(Path)
+        q.__dict__.update(nodes=self.nodes + (node,), rels=self.rels + (rel,),
+                          forward=self.forward + (forward,), symmetric=self.symmetric)
+        return q
 
     def edges(self) -> list[tuple[str, str, str]]:
         """The edges as stored, ``(source, relation, target)``."""

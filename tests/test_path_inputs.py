@@ -548,3 +548,11 @@ def test_an_empty_model_reply_to_the_paths_is_an_abstention_that_says_so(reply, 
     scripted.replies.append(reply)
     a = multi_hop_query(harbour(), "How is Ana Rusk connected to Pell Quay?")
     assert a.answer == "I don't know: the model gave an empty reply." and len(scripted.requests) == 1
+
+
+def test_plot_path_growth_draws_a_series_given_as_a_generator():
+    import matplotlib
+    matplotlib.use("Agg")
+    from gaba.figures import plot_path_growth
+    ax = plot_path_growth([1, 2, 3], {"paths": (c for c in [2, 7, 30])})
+    assert len(ax.lines) == 1 and list(ax.lines[0].get_ydata()) == [2, 7, 30]
