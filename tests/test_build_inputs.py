@@ -230,6 +230,14 @@ def test_a_json_file_of_documents_with_a_byte_order_mark_loads(tmp_path):
     assert load_documents(p)[0]["text"] == "Orla Wynd runs Pell Quarry."
 
 
+@pytest.mark.parametrize("name", ["note.txt", "note.md"])
+def test_a_text_file_with_a_byte_order_mark_loads_without_it(tmp_path, name):
+    # the mark is not text: kept, it began the document (and its cache key and evidence)
+    (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + "Orla Wynd runs Pell Quarry.".encode())
+    assert load_documents(tmp_path)[0]["text"] == "Orla Wynd runs Pell Quarry."
+    assert load_documents(tmp_path / name)[0]["text"] == "Orla Wynd runs Pell Quarry."
+
+
 def test_a_deeply_nested_json_file_of_documents_is_a_document_error(tmp_path):
     p = tmp_path / "docs.json"
     p.write_text("[" * 100_000 + "]" * 100_000)

@@ -35,7 +35,7 @@ def _file_name(name: str) -> str:
 
 def _read_text(path: Path, hint: str = "") -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")       # an editor's byte-order mark is not text
     except UnicodeDecodeError as exc:
         raise DocumentError(f"{path} is not UTF-8 text{hint}.") from exc
     except OSError as exc:
@@ -43,7 +43,7 @@ def _read_text(path: Path, hint: str = "") -> str:
 
 
 def _read_json(path: Path) -> Any:
-    text = _read_text(path, "; give a JSON file of documents").removeprefix("\ufeff")  # an editor's BOM
+    text = _read_text(path, "; give a JSON file of documents")
     try:
         return json.loads(text)
     except RecursionError:
