@@ -144,7 +144,7 @@ def _build_graph(args) -> None:
                         f"was written (first failure: {why}). Check the model with `python -m gaba config`, "
                         "then run again: documents already extracted are reused.")
     save_graph(G, out)
-    print(extraction_summary(len(docs), G.graph.get("cache", {}), len(G.graph.get("failed", {})),
+    print(extraction_summary(len(docs), G.graph.get("cache", {}), len(failed),
                              seconds, workers))
     print(f"{G.number_of_nodes()} nodes, {G.number_of_edges()} edges -> {out}")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .data.news import load_documents, load_gold_aliases
 from .data.triple import Triple
-from .names import (ORG_WORDS, NAME_CONNECTORS, UPPER, capitalised_names, is_name, lower_words,
+from .names import (ORG_WORDS, _need_names, NAME_CONNECTORS, UPPER, capitalised_names, is_name, lower_words,
                     normalize_name, strip_title)
 
 
@@ -34,8 +34,7 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     >>> table["Kestrel"], table["Voss"], table["Pacific"]
     ('Kestrel Motors', 'Mara Voss', 'Pacific')
     """
-    if isinstance(names, str):           # would be read letter by letter
-        raise TypeError(f"names must be a list of names, not the string {names!r:.40}.")
+    _need_names(names)
     if types is not None and not isinstance(types, Mapping):
         raise TypeError(f"types must map a name to its entity type, not a {type(types).__name__}.")
     names = [n for n in names if isinstance(n, str)]

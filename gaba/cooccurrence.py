@@ -5,7 +5,7 @@ import re
 from collections.abc import Iterable
 
 from .data.triple import Triple
-from .names import candidate_names, find_mentions, whole_words
+from .names import _need_names, candidate_names, find_mentions, whole_words
 from .passages import require_document, split_sentences
 from .validate import normalize_predicate, predicate_problem
 
@@ -29,8 +29,7 @@ def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[
      ('Acme', 'mentioned_with', 'Oslo'), ('Acme', 'hired', 'Bo Tarn')]
     """
     require_document(doc, "cooccurrence_triples")
-    if isinstance(names, str):           # would be read letter by letter
-        raise TypeError(f"names must be a list of names, not the string {names!r:.40}.")
+    _need_names(names)
     text = doc["text"]
     names = list(candidate_names(text) if names is None else names)
     if not all(isinstance(n, str) for n in names):

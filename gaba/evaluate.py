@@ -16,6 +16,7 @@ import numpy as np
 from . import rag
 from .answer import is_abstention
 from .data.cases import KINDS, Case
+from .llm import check_temperature
 from .tokens import estimate_tokens
 
 #: z for a two-sided 95% interval.
@@ -142,11 +143,10 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
         raise ValueError(f"trials must be a positive integer, got {trials!r}")
     if on_error not in {"raise", "record"}:
         raise ValueError(f"on_error must be 'raise' or 'record', not {on_error!r}")
-    if not isinstance(temperature, numbers.Real) or not temperature >= 0:
-        raise ValueError(f"temperature must be a number >= 0, got {temperature!r}")
+    check_temperature(temperature)
     if not _whole(first_seed):
         raise ValueError(f"first_seed must be a whole number, got {first_seed!r}")
-    if isinstance(concurrency, bool) or not _whole(concurrency) or concurrency < 1:
+    if not _whole(concurrency) or concurrency < 1:
         raise ValueError(f"concurrency must be a whole number >= 1, got {concurrency!r}")
     if trials > 1 and temperature == 0:
         warnings.warn("temperature=0 with several trials: a deterministic model gives the same "
@@ -222,10 +222,14 @@ def _columns(by) -> list[str]:
     return [by] if isinstance(by, str) else list(by)
 
 
-def _rate_table(df, by: list[str], column: str, unit: str):
-    """Rates of the boolean ``column`` per group ``by``, with Wilson intervals."""
+def _check_table(df) -> None:
     if not hasattr(df, "columns") or not hasattr(df, "groupby"):
         raise TypeError(f"expected the DataFrame of run_eval, got {type(df).__name__}")
+
+
+def _rate_table(df, by: list[str], column: str, unit: str):
+    """Rates of the boolean ``column`` per group ``by``, with Wilson intervals."""
+    _check_table(df)
     if unit not in {"trial", "question"}:
         raise ValueError(f"unit must be 'trial' or 'question', not {unit!r}")
     missing = [c for c in [*by, column, "case"] if c not in df.columns]
@@ -274,8 +278,7 @@ def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "tr
     import pandas as pd
 
     by = _columns(by)
-    if not hasattr(df, "columns"):
-        raise TypeError(f"expected the DataFrame of run_eval, got {type(df).__name__}")
+    _check_table(df)
     if "answerable" not in df.columns or "abstained" not in df.columns:
         raise KeyError("answer_abstain_rates needs the 'answerable' and 'abstained' columns of run_eval")
     parts = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 import timeit
 import warnings
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .data.news import load_documents  # re-exported, as are load_graph and save_graph
@@ -63,19 +63,12 @@ def _check_hops(hops) -> int:
     return hops
 
 
-def _is_node(G, x) -> bool:
-    try:
-        return x in G
-    except TypeError:                       # a tuple holding a list
-        return False
-
-
 def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[set]]:
     """Frontier-by-frontier walk: (new facts per hop, new nodes per hop); hop 0 of the nodes = starts."""
     check_graph(G)
     if direction not in _DIRECTIONS:
         raise ValueError(f"direction must be one of {_DIRECTIONS}, not {direction!r}")
-    if isinstance(entities, str) or (isinstance(entities, Hashable) and _is_node(G, entities)):
+    if isinstance(entities, str) or entities in G:   # networkx: an unhashable entities is not in G
         entities = [entities]              # one name, or one node of a graph not named by strings
     elif isinstance(entities, (bytes, Mapping)) or not isinstance(entities, Iterable):
         raise TypeError(f"entities must be a name or a list of names, not {type(entities).__name__} "

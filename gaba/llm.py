@@ -104,6 +104,12 @@ def concurrency(requested: int | None = None) -> int:
     return HOSTED_CONCURRENCY
 
 
+def check_temperature(temperature) -> None:
+    """Raise ValueError unless ``temperature`` is a number from 0 to 2 (the range of OpenAI-style APIs)."""
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
+        raise ValueError(f"temperature must be a number from 0 to 2, not {temperature!r}.")
+
+
 def use_backend(fn: Callable[[dict], dict] | None, *, name: str = "scripted") -> None:
     """Replace the model by ``fn(request) -> {"text", "model", "usage"}`` (None restores it; tests only)."""
     global _backend_override, _override_name
@@ -248,8 +254,7 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
     if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
         raise ValueError(f"max_tokens must be a positive whole number of tokens (or None for "
                          f"{DEFAULT_MAX_TOKENS}), not {max_tokens!r}.")
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
-        raise ValueError(f"temperature must be a number from 0 to 2, not {temperature!r}.")
+    check_temperature(temperature)
     max_tokens = max_tokens or DEFAULT_MAX_TOKENS
     messages = ([{"role": "system", "content": system}] if system else []) + \
         [{"role": "user", "content": prompt}]

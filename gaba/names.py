@@ -94,6 +94,12 @@ def _need_text(value, caller: str) -> None:
         raise TypeError(f"{caller} takes a string, not a {type(value).__name__} ({value!r:.40}).")
 
 
+def _need_names(names) -> None:
+    """Raise TypeError for one string where a list of names is wanted (it would be read letter by letter)."""
+    if isinstance(names, str):
+        raise TypeError(f"names must be a list of names, not the string {names!r:.40}.")
+
+
 def lower_words(name: str) -> list[str]:
     """The lowercase words of a text (letters, digits, ``&`` and ``-``)."""
     _need_text(name, "lower_words")

@@ -10,7 +10,7 @@ from typing import Any
 
 from .data.news import load_documents
 from .errors import DocumentError
-from .names import UPPER
+from .names import UPPER, _need_text
 from .tokens import estimate_tokens
 
 
@@ -28,8 +28,7 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
     ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """
-    if not isinstance(text, str):
-        raise TypeError(f"split_sentences takes a string, not a {type(text).__name__}.")
+    _need_text(text, "split_sentences")
     parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?(?:" + UPPER + r"|\d))", text.strip())
     out: list[str] = []
     for p in (p.strip() for p in parts):
