@@ -73,11 +73,18 @@ def check_question(question, what: str, *, max_chars: int | None = MAX_QUESTION_
     if max_chars is not None and len(question) > max_chars:
         raise ValueError(f"the question is {len(question):,} characters long; {what} takes at most "
                          f"{max_chars:,}. Ask one question at a time.")
+    if (at := _lone_surrogate(question)) is not None:
+        raise ValueError(f"the question holds {question[at]!r} at position {at}, half of a "
+                         f"character pair that is not text; retype the question without it.")
+
+
+def _lone_surrogate(text: str) -> int | None:
+    """The position of a lone surrogate in ``text`` (text that cannot be sent as UTF-8), else None."""
     try:
-        question.encode("utf-8")
+        text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError(f"the question holds {question[exc.start]!r} at position {exc.start}, half of a "
-                         f"character pair that is not text; retype the question without it.") from None
+        return exc.start
+    return None
 
 
 def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
@@ -218,14 +225,12 @@ def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = Non
     texts = [_doc_text(d) for d in docs]
     if not texts:
         raise ValueError("flat_rag needs at least one document.")
-    for i, text in enumerate(texts):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(f"document {i} holds {text[exc.start]!r} at position {exc.start}, half of a "
-                             "character pair that is not text; remove it from the document.") from None
     key = tuple(texts)
-    if key not in _doc_cache:
+    if key not in _doc_cache:                 # texts already embedded were checked then
+        for i, text in enumerate(texts):
+            if (at := _lone_surrogate(text)) is not None:
+                raise ValueError(f"document {i} holds {text[at]!r} at position {at}, half of a "
+                                 "character pair that is not text; remove it from the document.")
         _doc_cache.clear()
         _doc_cache[key] = embed.embed_texts(texts, kind="passage")
     matrix = _doc_cache[key]
