@@ -12,7 +12,8 @@ import networkx as nx
 
 from .errors import QueryTimeout
 from .nxpaths import nx_neighbors
-from .traversal import MAX_PATHS, Path, PathCounter, symmetric_relations
+from . import traversal
+from .traversal import Path, PathCounter, symmetric_relations
 
 #: Names per neighbourhood expansion query.
 FRONTIER_BATCH = 10_000
@@ -141,6 +142,6 @@ class CypherPaths:
         label = self.label
         q = (f"MATCH (a:{label} {{name: $a}}), (b:{label} {{name: $b}}) WITH a, b "
              f"MATCH p = allShortestPaths((a){_arrow(direction, f'{self._types(rel_types)}*..{int(max_depth)}')}(b)) "
-             f"{self._RETURN_PATH} LIMIT {MAX_PATHS + 1}")
+             f"{self._RETURN_PATH} LIMIT {traversal.MAX_PATHS + 1}")
         sym = symmetric_relations(self)
         return [self._to_path(row, sym) for row in self.query(q, {"a": a, "b": b}, timeout=timeout).rows]

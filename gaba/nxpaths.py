@@ -10,7 +10,8 @@ import time
 
 import networkx as nx
 
-from .traversal import MAX_PATHS, Path, PathCounter, TraversalStats, edge_relation, symmetric_relations
+from . import traversal
+from .traversal import Path, PathCounter, TraversalStats, edge_relation, symmetric_relations
 
 
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):
@@ -117,7 +118,7 @@ def nx_shortest(G, a, b, max_depth, direction, rel_types, timeout) -> tuple[list
                 if clock.over():
                     return found, True
                 found.append(Path(tuple(nodes), tuple(r for r, _ in c), tuple(f for _, f in c), sym))
-                if len(found) > MAX_PATHS:              # one more than the cap: the result is cut
+                if len(found) > traversal.MAX_PATHS:              # one more than the cap: the result is cut
                     return found, False
     except nx.NetworkXNoPath:
         pass

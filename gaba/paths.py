@@ -14,7 +14,8 @@ from typing import Any
 from .entities import is_store
 from .errors import NoPath
 from .nxpaths import nx_neighbors, nx_paths, nx_shortest, nx_steps
-from .traversal import (MAX_DEPTH, MAX_PATHS, Neighborhood, Path, PathResult, TraversalStats, TruncatedResult,
+from . import traversal
+from .traversal import (MAX_DEPTH, Neighborhood, Path, PathResult, TraversalStats, TruncatedResult,
                         _check_cycles, _check_depth, _check_direction, _check_limit, _check_rel_types,
                         _check_timeout, _is_number, _sorted, edge_weights, resolve, symmetric_relations)
 
@@ -232,10 +233,11 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
     if not found and not timed_out:
         raise NoPath(f"No path between {a!r} and {b!r} within {max_depth} hops; "
                      "raise max_depth or allow more relation types.")
-    truncated = len(found) > MAX_PATHS
+    cap = traversal.MAX_PATHS                     # read at call time: one cap for every backend
+    truncated = len(found) > cap
     if truncated:
-        found = found[:MAX_PATHS]
-        warnings.warn(f"shortest_paths stopped at {MAX_PATHS:,} paths (gaba.traversal.MAX_PATHS): parallel "
+        found = found[:cap]
+        warnings.warn(f"shortest_paths stopped at {cap:,} paths (gaba.traversal.MAX_PATHS): parallel "
                       "edges multiply them, so the result is incomplete (stats.truncated is set). Pass "
                       "rel_types, or rank with top_paths.", TruncatedResult, stacklevel=2)
     stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx", explored=len(found),

@@ -430,10 +430,9 @@ def ladder(hops: int, parallel: int) -> nx.MultiDiGraph:
 
 
 def test_shortest_paths_stop_at_the_cap_with_a_warning(monkeypatch):
-    from gaba import nxpaths
+    from gaba import traversal
     from gaba.traversal import TruncatedResult
-    monkeypatch.setattr(nxpaths, "MAX_PATHS", 50)
-    monkeypatch.setattr(P, "MAX_PATHS", 50)
+    monkeypatch.setattr(traversal, "MAX_PATHS", 50)            # the one cap every backend reads
     with pytest.warns(TruncatedResult, match="shortest_paths stopped at 50 paths"):
         r = P.shortest_paths(ladder(3, 5), "Quay 0", "Quay 3")
     assert len(r) == 50 and r.stats.truncated and not r.stats.timed_out
@@ -443,9 +442,8 @@ def test_shortest_paths_stop_at_the_cap_with_a_warning(monkeypatch):
 def test_shortest_paths_keep_their_time_limit_with_parallel_edges(monkeypatch):
     import time
 
-    from gaba import nxpaths
-    monkeypatch.setattr(nxpaths, "MAX_PATHS", 10**9)          # the clock, not the cap, must stop it
-    monkeypatch.setattr(P, "MAX_PATHS", 10**9)
+    from gaba import traversal
+    monkeypatch.setattr(traversal, "MAX_PATHS", 10**9)        # the clock, not the cap, must stop it
     t0 = time.perf_counter()
     r = P.shortest_paths(ladder(6, 12), "Quay 0", "Quay 6", timeout=0.3)    # 12**6 paths
     # a hang guard, not a speed goal: without the clock this enumerates millions of paths
@@ -453,11 +451,10 @@ def test_shortest_paths_keep_their_time_limit_with_parallel_edges(monkeypatch):
 
 
 def test_store_shortest_paths_stop_at_the_cap(harbour_store, monkeypatch):
-    from gaba import cypher_paths
+    from gaba import traversal
     from gaba.traversal import TruncatedResult
     harbour_store.load_networkx(ladder(3, 5))
-    monkeypatch.setattr(cypher_paths, "MAX_PATHS", 50)
-    monkeypatch.setattr(P, "MAX_PATHS", 50)
+    monkeypatch.setattr(traversal, "MAX_PATHS", 50)
     with pytest.warns(TruncatedResult):
         r = P.shortest_paths(harbour_store, "Quay 0", "Quay 3")
     assert len(r) == 50 and r.stats.truncated
