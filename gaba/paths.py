@@ -104,7 +104,12 @@ def score_path(path: Path, weights: dict[str, float] | None = None, decay: float
     bad = [r for r in path.rels if r in w and not _is_number(w[r])]
     if bad:
         raise ValueError(f"the weight of {bad[0]!r} is {w[bad[0]]!r}; give each relation type a number.")
-    return math.prod((w.get(rel, DEFAULT_WEIGHT) for rel in path.rels), start=decay ** path.hops)
+    return _score(path, w, decay)
+
+
+def _score(path: Path, weights: Mapping[str, float], decay: float = 0.8) -> float:
+    """:func:`score_path` without its checks, for weights and a decay checked once."""
+    return math.prod((weights.get(rel, DEFAULT_WEIGHT) for rel in path.rels), start=decay ** path.hops)
 
 
 #: Decimal places to which scores are compared in :func:`rank_paths` (0.8 * 0.9 * 0.8 != 0.8 * 0.8 * 0.9).
@@ -117,18 +122,27 @@ def _rank_key(scored: tuple[Path, float], text=lambda nodes: nodes) -> tuple:
     return (-round(s, TIE_DECIMALS), p.hops, text(p.nodes), p.rels)
 
 
-def _scored(paths: Iterable[Path], scorer: Callable[[Path], float]) -> list[tuple[Path, float]]:
-    """``(path, score)`` pairs; TypeError/ValueError unless ``scorer`` gives each path a number."""
+def _check_scorer(scorer) -> None:
     if not callable(scorer):
         raise TypeError(f"scorer must be a function from a Path to a number, not {scorer!r}.")
+
+
+def _score_with(scorer: Callable[[Path], float], p: Path) -> float:
+    """``scorer(p)``; ValueError unless it is a number."""
+    s = scorer(p)
+    if not _is_number(s):
+        raise ValueError(f"the scorer gave {s!r} for the path {p}; it must return a number (not NaN).")
+    return s
+
+
+def _scored(paths: Iterable[Path], scorer: Callable[[Path], float]) -> list[tuple[Path, float]]:
+    """``(path, score)`` pairs; TypeError/ValueError unless ``scorer`` gives each path a number."""
+    _check_scorer(scorer)
     out = []
     for p in paths:
         if not isinstance(p, Path):
             raise TypeError(f"rank_paths ranks gaba.traversal.Path objects (as paths_between returns), not {p!r}.")
-        s = scorer(p)
-        if not _is_number(s):
-            raise ValueError(f"the scorer gave {s!r} for the path {p}; it must return a number (not NaN).")
-        out.append((p, s))
+        out.append((p, _score_with(scorer, p)))
     return out
 
 
@@ -148,8 +162,8 @@ def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None 
 
 def graph_scorer(G) -> Callable[[Path], float]:
     """:func:`score_path` with the graph's ``edge_weights``; default scorer of :func:`top_paths`."""
-    weights = edge_weights(G)
-    return lambda p: score_path(p, weights)
+    weights = edge_weights(G)                   # checked here, once, not on every path scored
+    return lambda p: _score(p, weights) if isinstance(p, Path) else score_path(p, weights)
 
 
 def top_paths(G: Any, a: str, b: str, *, k: int = 10, max_depth: int = 4, direction: str = "both",
@@ -184,6 +198,7 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
     max_depth, direction, timeout, rel_types = _checked(G, max_depth, direction, timeout, rel_types)
     a, b = _two_nodes(G, a, b)
     scorer = scorer or graph_scorer(G)
+    _check_scorer(scorer)                       # once: the loop below scores every extension
     stats = TraversalStats(backend="falkordb" if is_store(G) else "networkx")
     t0 = time.perf_counter()
     frontier = [Path((a,), symmetric=symmetric_relations(G))]
@@ -207,7 +222,8 @@ def beam_search(G: Any, a: str, b: str, *, beam_width: int = 10, max_depth: int 
                 if nbr in on_path:
                     stats.cyclic_pruned += 1
                     continue
-                (q, s), = _scored([p.extend(nbr, rel, fwd)], scorer)
+                q = p.extend(nbr, rel, fwd)
+                s = _score_with(scorer, q)
                 stats.explored += 1
                 (complete if nbr == b else candidates).append((q, s))
         frontier = [p for p, _ in _sorted(candidates, _rank_key)[:beam_width]]
