@@ -10,6 +10,8 @@ from collections.abc import Iterable
 
 from nameparser.config.titles import TITLES as _nameparser_titles
 
+from .data.news import plain_unicode
+
 
 _PLAIN = str.maketrans("\u2019\u2018\u201c\u201d\u2013\u2014", "''\"\"--")
 
@@ -76,12 +78,14 @@ def candidate_names(text: str) -> list[str]:
 
 
 def normalize_name(name: str) -> str:
-    """Tidy a surface form: collapse spaces, drop a leading "the", possessives and trailing punctuation.
+    """Tidy a surface form: one Unicode spelling (NFC, no invisible characters), collapsed spaces, no
+    leading "the", possessive or trailing punctuation.
 
-    >>> normalize_name("Kestrel Motors's"), normalize_name("The  Granite Bank.")
-    ('Kestrel Motors', 'Granite Bank')
+    >>> normalize_name("Kestrel Motors's"), normalize_name("The  Granite Bank."), normalize_name("Zoe\u0308\u200b")
+    ('Kestrel Motors', 'Granite Bank', 'Zoë')
     """
-    s = re.sub(r"\s+", " ", str(name)).strip()
+    s = plain_unicode(str(name))
+    s = re.sub(r"\s+", " ", s).strip()
     s = s.strip(" \t\"“”‘,;:()[]")
     s = re.sub(r"(?:['’]s|['’])$", "", s).strip()
     s = re.sub(r"^the\s+", "", s, flags=re.IGNORECASE)

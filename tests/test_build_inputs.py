@@ -557,3 +557,24 @@ def test_a_recorded_response_with_a_huge_number_is_corrupt(scripted, tmp_cache):
     with pytest.raises(CacheCorrupt, match="not valid JSON"):
         cache.check_entry(llm_files[0])
     assert [p for p, _ in cache.verify_cache(tmp_cache / "llm-cache").bad] == [llm_files[0]]
+
+
+def test_spellings_that_differ_only_in_unicode_form_or_invisible_characters_are_one_node(scripted, tmp_path):
+    """Before: a name pasted with a zero-width space or a soft hyphen was not one of the document's
+    names (the open extractor could not use it), and a reply naming it so was a second node."""
+    composed = "Zoë Brandt"
+    spellings = [composed, "Zoe\u0308 Brandt", "Zo\u00eb\u200b Brandt", "Zo\u00eb Bran\u00addt"]
+    docs, replies = [], []
+    for i, name in enumerate(spellings):
+        town = ["Alder", "Birch", "Cedar", "Damson"][i] + " Works"
+        docs.append({"id": f"d{i}", "text": f"{name} runs {town}."})
+        replies.append(json.dumps({"facts": [{"sentence": 1, "subject": composed, "predicate": "runs",
+                                              "object": town, "subject_type": "person",
+                                              "object_type": "org"}]}))
+    scripted.replies.extend(replies)
+    G = build_knowledge_graph(docs, cache_dir=tmp_path / "kg", progress=False)
+    people = [n for n in G if "Brandt" in n]
+    assert people == [composed] and G.out_degree(composed) == 4
+    assert names.normalize_name("Zoe\u0308\u2060 Brandt\ufeff") == composed
+    # joiners that change how letters join are kept: they are part of the word
+    assert names.normalize_name("അപരിചിതന്\u200d") == "അപരിചിതന്\u200d"

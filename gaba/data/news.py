@@ -28,6 +28,23 @@ RELATION_FOLDS = {"inverse": {"BUYS_FROM": "SUPPLIES_TO"}, "symmetric": ("COMPET
 TEXT_SUFFIXES = (".txt", ".md")
 
 
+#: Characters that show nothing: zero-width space, word joiner, byte-order mark, soft hyphen. (Not the
+#: zero-width joiners, which change how Indic and Arabic letters join.)
+INVISIBLE = dict.fromkeys(map(ord, "\u200b\u2060\ufeff\u00ad"))
+
+
+def plain_unicode(text: str) -> str:
+    """One spelling of a text: NFC, without invisible characters.
+
+    NFD "Zoe\u0308" (macOS file names), NFC "Zo\u00eb" and a pasted "Zo\u00eb\u200b" become one
+    string, so the names in them match.
+
+    >>> plain_unicode("Zoe\u0308 Bran\u00addt") == "Zo\u00eb Brandt"
+    True
+    """
+    return unicodedata.normalize("NFC", text).translate(INVISIBLE)
+
+
 def _file_name(name: str) -> str:
     """A file name as text: bytes that are not UTF-8 ("caf\\xe9" from an old archive) become U+FFFD."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -80,10 +97,9 @@ def _one(item: Any, index: int, width: int) -> dict:
     if not isinstance(doc["text"], str):
         raise DocumentError(f"document {doc['id']!r} has text of type {type(doc['text']).__name__}, "
                             "not a string.")
-    # NFD "Zoe\u0308" (macOS file names) and NFC "Zo\u00eb" become one string, so names match
     for field in ("id", "title", "text"):
         if isinstance(doc[field], str):
-            doc[field] = unicodedata.normalize("NFC", doc[field])
+            doc[field] = plain_unicode(doc[field])
     if not doc["text"].strip():
         raise DocumentError(f"document {doc['id']!r} is empty; remove it or give it some text.")
     if "\x00" in doc["text"]:
@@ -155,7 +171,7 @@ def _from_folder(folder: Path) -> list[dict]:
 
 
 def load_documents(source: Any = None) -> list[dict]:
-    """Load documents as a list of ``{"id", "title", "date", "text"}`` dicts (text NFC-normalised).
+    """Load documents as a list of ``{"id", "title", "date", "text"}`` dicts (text as :func:`plain_unicode`).
 
     ``source``: ``None`` (the news snippets); a list of strings or dicts; or a path to a JSON list,
     a ``.txt``/``.md`` file or a folder of them (unreadable files skipped with a warning). Raises
