@@ -19,7 +19,7 @@ import networkx as nx
 from . import prompts
 from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
-from .graph import Fact, fact_sentence
+from .graph import Fact, _check_facts, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
@@ -187,17 +187,6 @@ def flat_prompt(question: str, passages: Sequence[str]) -> tuple[str, str]:
     user = prompts.FLAT_ANSWER_PROMPT.format(passages=block or "(none)", question=_quote(question.strip()),
                                              abstain=ABSTAIN)
     return prompts.ANSWER_SYSTEM.format(abstain=ABSTAIN), user
-
-
-def _check_facts(facts) -> list[Fact]:
-    """``facts`` as a list, in order, when each is a (subject, relation, object) of strings, else TypeError."""
-    if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable):
-        raise TypeError(f"facts must be a collection of (subject, relation, object) tuples, not {type(facts).__name__}.")
-    facts = list(facts)
-    for f in facts:
-        if not (isinstance(f, tuple) and len(f) == 3 and all(isinstance(x, str) for x in f)):
-            raise TypeError(f"each fact must be a (subject, relation, object) tuple of strings, got {f!r:.80}")
-    return facts
 
 
 def final_answer(reply: str) -> str:

@@ -63,6 +63,21 @@ def _check_hops(hops) -> int:
     return hops
 
 
+def _check_facts(facts, *, lists: bool = False) -> list[Fact]:
+    """``facts`` as a list, in order, when each is a (subject, relation, object) of strings, else TypeError.
+
+    With ``lists``, a fact written as a list of three strings counts, as a tuple.
+    """
+    if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable):
+        raise TypeError("facts must be a collection of (subject, relation, object) tuples, not "
+                        f"{'a string' if isinstance(facts, str) else type(facts).__name__}.")
+    facts = [tuple(f) if lists and type(f) is list else f for f in facts]
+    for f in facts:
+        if not (isinstance(f, tuple) and len(f) == 3 and all(isinstance(x, str) for x in f)):
+            raise TypeError(f"each fact must be a (subject, relation, object) tuple of strings, got {f!r:.80}")
+    return facts
+
+
 def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[set]]:
     """Frontier-by-frontier walk: (new facts per hop, new nodes per hop); hop 0 of the nodes = starts."""
     check_graph(G)

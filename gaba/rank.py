@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .graph import _check_facts
 from .relevance import (Fact, fact_similarity, hop_distances, minmax, piece_scores, ppr_flow, start_entities,
                         word_matches, word_share)
 
@@ -35,17 +36,6 @@ def _check_options(question, budget, method) -> None:
     if budget <= 0:
         raise ValueError(f"budget must be at least 1 fact, got {budget}: an empty context cannot "
                          "answer anything. Use e.g. budget=30.")
-
-
-def _check_facts(facts) -> list[Fact]:
-    if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable):
-        raise TypeError("facts must be a collection of (subject, relation, object) tuples, not "
-                        f"{'a string' if isinstance(facts, str) else type(facts).__name__}.")
-    out = [tuple(f) if type(f) is list else f for f in facts]
-    for f in out:
-        if not (isinstance(f, tuple) and len(f) == 3 and all(isinstance(x, str) for x in f)):
-            raise TypeError(f"each fact must be a (subject, relation, object) tuple of strings, got {f!r}")
-    return list(dict.fromkeys(out))
 
 
 def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict[str, int]) -> list[float]:
@@ -202,7 +192,7 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
     [('Aurora', 'SUPPLIES_TO', 'Kestrel')]
     """
     _check_options(question, budget, method)
-    facts = _check_facts(facts)
+    facts = list(dict.fromkeys(_check_facts(facts, lists=True)))
     if not facts:
         return []
     scores = _scores(question, facts, G, method, entities)
