@@ -13,6 +13,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from . import embed
+from .checks import check_question
 from .entities import check_graph
 from .nameindex import NameIndex, name_index
 from .words import NAME_STOP, strip_diacritics, token_spans, word_stems
@@ -255,8 +256,7 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
     [('Kestrel Motors', 'alias')]
     """
     check_graph(G)
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("link_entities needs a non-empty question string.")
+    check_question(question, "link_entities", max_chars=None, utf8=False)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
     for name, value in (("fuzzy_threshold", fuzzy_threshold), ("embed_threshold", embed_threshold)):

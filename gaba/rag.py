@@ -10,6 +10,7 @@ from typing import Any
 from . import embed, link
 from . import rank as _rank
 from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention
+from .checks import MAX_QUESTION_CHARS, check_question, lone_surrogate
 from .data.news import load_documents
 from .entities import check_graph, check_node_names, find_entities, node_aliases
 from .graph import Fact, _check_hops, fact_evidence, gather_facts
@@ -59,32 +60,9 @@ def _no_entity_reason(G, linking) -> str:
 DEFAULT_BUDGET = 8
 #: Default fact ranking of :func:`graph_rag` (a :func:`gaba.rank.rank_facts` method).
 DEFAULT_RANK = "pairs"
-#: Questions longer than this many characters are refused (entity matching scans the text).
-MAX_QUESTION_CHARS = 2000
 #: How the answering prompt may lay out the facts (see :func:`graph_rag`); the first is the default.
 FACT_ORDERS = ("hops", "sorted", "outline", "chains")
 DEFAULT_FACT_ORDER = FACT_ORDERS[0]
-
-
-def check_question(question, what: str, *, max_chars: int | None = MAX_QUESTION_CHARS) -> None:
-    """Raise ValueError for a question that is not a string, is blank, over-long or not valid text."""
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError(f"{what} needs a non-empty question string.")
-    if max_chars is not None and len(question) > max_chars:
-        raise ValueError(f"the question is {len(question):,} characters long; {what} takes at most "
-                         f"{max_chars:,}. Ask one question at a time.")
-    if (at := _lone_surrogate(question)) is not None:
-        raise ValueError(f"the question holds {question[at]!r} at position {at}, half of a "
-                         f"character pair that is not text; retype the question without it.")
-
-
-def _lone_surrogate(text: str) -> int | None:
-    """The position of a lone surrogate in ``text`` (text that cannot be sent as UTF-8), else None."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return exc.start
-    return None
 
 
 def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
@@ -228,7 +206,7 @@ def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = Non
     key = tuple(texts)
     if key not in _doc_cache:                 # texts already embedded were checked then
         for i, text in enumerate(texts):
-            if (at := _lone_surrogate(text)) is not None:
+            if (at := lone_surrogate(text)) is not None:
                 raise ValueError(f"document {i} holds {text[at]!r} at position {at}, half of a "
                                  "character pair that is not text; remove it from the document.")
         _doc_cache.clear()

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .checks import check_question
 from .graph import _check_facts
 from .relevance import (Fact, fact_similarity, hop_distances, minmax, piece_scores, ppr_flow, start_entities,
                         word_matches, word_share)
@@ -26,8 +27,7 @@ BEAM = 64
 
 
 def _check_options(question, budget, method) -> None:
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("rank_facts needs a non-empty question string.")
+    check_question(question, "rank_facts", max_chars=None, utf8=False)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
     if budget is None or isinstance(budget, bool) or not isinstance(budget, int):

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import prompts, rag
+from .checks import check_question
 from .communities import CommunitySummary, detect_communities, global_rag, summarize_communities
 from .entities import find_entities
 from .errors import GabaError, LLMOutputError, NoPath
@@ -129,8 +130,7 @@ def route(question: str, G=None, *, use_model: bool = True, use_rules: bool = Tr
     >>> route("Which industries does this news cover?", use_model=False)
     'global'
     """
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("route needs a non-empty question string.")
+    check_question(question, "route", max_chars=None, utf8=False)
     if len(re.findall(r"[^\W\d_]{2,}", question)) < 3:
         d = RouteDecision("flat", "fallback", "too few words to classify")
         return d if explain else d.route

@@ -14,8 +14,9 @@ from typing import Any
 
 from . import prompts
 from .answer import ABSTAIN, is_abstention
+from .checks import check_question
 from .llm import call_llm
-from .rag import DEFAULT_BUDGET, check_question, graph_rag_trace
+from .rag import DEFAULT_BUDGET, graph_rag_trace
 
 __all__ = ["MAX_STEPS", "decompose", "parse_steps", "graph_rag_stepwise"]
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The layers of the package, lowest first. A module may import from its own layer and the
 #: layers below it. A name ending in ".*" covers a package's submodules.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("files and settings", {"gaba", "gaba.config", "gaba.errors", "gaba.fileio"}),
+    ("files and settings", {"gaba", "gaba.config", "gaba.errors", "gaba.fileio", "gaba.checks"}),
     ("model calls and embeddings",
      {"gaba.cache", "gaba.backend", "gaba.llm", "gaba.localmodel", "gaba.embed", "gaba.prompts",
       "gaba.tokens"}),

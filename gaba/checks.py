@@ -1,0 +1,28 @@
+"""Argument checks that modules of several layers share: a question."""
+from __future__ import annotations
+
+#: Questions longer than this many characters are refused (entity matching scans the text).
+MAX_QUESTION_CHARS = 2000
+
+
+def check_question(question, what: str, *, max_chars: int | None = MAX_QUESTION_CHARS,
+                   utf8: bool = True) -> None:
+    """Raise ValueError for a question that is not a string or is blank; over ``max_chars``
+    characters (None: any length); or, with ``utf8``, not valid text (a lone surrogate)."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"{what} needs a non-empty question string.")
+    if max_chars is not None and len(question) > max_chars:
+        raise ValueError(f"the question is {len(question):,} characters long; {what} takes at most "
+                         f"{max_chars:,}. Ask one question at a time.")
+    if utf8 and (at := lone_surrogate(question)) is not None:
+        raise ValueError(f"the question holds {question[at]!r} at position {at}, half of a "
+                         f"character pair that is not text; retype the question without it.")
+
+
+def lone_surrogate(text: str) -> int | None:
+    """The position of a lone surrogate in ``text`` (text that cannot be sent as UTF-8), else None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
