@@ -18,6 +18,7 @@ import networkx as nx
 
 from . import prompts
 from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
+from .checks import check_positive_int
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
 from .graph import Fact, _check_facts, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
@@ -255,8 +256,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
     'a path of given facts through a cited fact leads from the question to the answer'
     """
-    if isinstance(hops, bool) or not isinstance(hops, int) or hops < 1:
-        raise ValueError(f"hops must be a positive integer, not {hops!r}")
+    check_positive_int("hops", hops)
     facts = sorted(set(_check_facts(facts)))
     if isinstance(entities, str):
         entities = [entities]

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .checks import check_positive_int
 from .data.westeros import synthetic_genealogy
 from .entities import is_store as _is_store
 from .graph import gather_facts
@@ -125,8 +126,7 @@ def store_gather_facts(store, entities: Sequence[str] | str, hops: int = 2, *,
     """:func:`gaba.graph.gather_facts` run inside FalkorDB (one Cypher query per hop): the same facts."""
     if isinstance(entities, str):
         entities = [entities]
-    if isinstance(hops, bool) or not isinstance(hops, int) or hops < 1:
-        raise ValueError(f"hops must be a positive integer, got {hops!r}")
+    check_positive_int("hops", hops)
     cypher = (f"UNWIND $names AS n MATCH (a:{store.label} {{name: n}})-[r]-(b) "
               "RETURN startNode(r).name, type(r), endNode(r).name, b.name")
     frontier = sorted(set(entities))

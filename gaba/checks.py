@@ -1,4 +1,4 @@
-"""Argument checks that modules of several layers share: a question."""
+"""Argument checks that modules of several layers share: a question, a positive integer."""
 from __future__ import annotations
 
 #: Questions longer than this many characters are refused (entity matching scans the text).
@@ -17,6 +17,18 @@ def check_question(question, what: str, *, max_chars: int | None = MAX_QUESTION_
     if utf8 and (at := lone_surrogate(question)) is not None:
         raise ValueError(f"the question holds {question[at]!r} at position {at}, half of a "
                          f"character pair that is not text; retype the question without it.")
+
+
+def check_positive_int(name: str, value, *, allow_none: bool = False, hint: str = "") -> None:
+    """Raise ValueError unless ``value`` is an int of at least 1 (a bool is not), or None with ``allow_none``.
+
+    The message names the parameter and its value, then ``hint`` (what the number means, what to pass).
+    """
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        expected = "a positive integer, or None" if allow_none else "a positive integer"
+        raise ValueError(f"{name}={value!r} must be {expected}" + (f": {hint}" if hint else "."))
 
 
 def lone_surrogate(text: str) -> int | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import networkx as nx
 
+from .checks import check_positive_int
 from .entities import check_graph, resolve_entity
 from .graph import _traverse, fact_evidence, fact_sentence
 
@@ -97,9 +98,8 @@ def explorer_data(G, entity: str | None = None, *, max_hops: int = 3, seed: int 
     entity = resolve_entity(G, entity)
     max_nodes = MAX_NODES if max_nodes is None else max_nodes
     max_facts = MAX_FACTS if max_facts is None else max_facts
-    for label, cap in (("max_nodes", max_nodes), ("max_facts", max_facts)):
-        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
-            raise ValueError(f"{label} must be a positive integer, not {cap!r}")
+    check_positive_int("max_nodes", max_nodes)
+    check_positive_int("max_facts", max_facts)
     truncated = None
     total_nodes, total_facts = G.number_of_nodes(), G.number_of_edges()
     if total_nodes > max_nodes or total_facts > max_facts:

@@ -13,7 +13,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from . import embed
-from .checks import check_question
+from .checks import check_positive_int, check_question
 from .entities import check_graph
 from .nameindex import NameIndex, name_index
 from .words import NAME_STOP, strip_diacritics, token_spans, word_stems
@@ -262,8 +262,7 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
     for name, value in (("fuzzy_threshold", fuzzy_threshold), ("embed_threshold", embed_threshold)):
         if not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
-    if isinstance(max_candidates, bool) or not isinstance(max_candidates, int) or max_candidates < 1:
-        raise ValueError(f"max_candidates must be a positive int, got {max_candidates!r}")
+    check_positive_int("max_candidates", max_candidates)
     if G.number_of_nodes() == 0:
         return Links()
     idx = name_index(G)

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import prompts
 from .answer import ABSTAIN, quoted_line
+from .checks import check_positive_int
 from .data.kinship import ROLE_WORDS, kinship, path_roles
 from .entities import find_entities, suggest
 from .errors import EntityNotFound, NoPath
@@ -132,9 +133,8 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     """
     if wording not in WORDINGS:
         raise ValueError(f"wording must be one of {', '.join(WORDINGS)}, not {wording!r}")
-    for name, value, what in (("top", top, "the model is shown"), ("beam_width", beam_width, "are ranked")):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name}={value!r} must be a positive integer: how many paths {what}.")
+    check_positive_int("top", top, hint="how many paths the model is shown.")
+    check_positive_int("beam_width", beam_width, hint="how many paths are ranked.")
     kind, ents = classify_query(G, question)
     if kind == "unknown":
         names = suggest(G, question)

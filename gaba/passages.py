@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .checks import check_positive_int
 from .data.news import load_documents
 from .errors import DocumentError
 from .names import UPPER, _need_text
@@ -58,8 +59,7 @@ def split_document(doc: dict, max_words: int = PASSAGE_WORDS) -> list[dict]:
     A short document is returned as it is; a passage has id ``"<id>#<n>"`` and ``"source"``.
     """
     require_document(doc, "split_document")
-    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
-        raise ValueError(f"max_words must be a positive integer, not {max_words!r}")
+    check_positive_int("max_words", max_words)
     text = doc["text"]
     if len(text.split()) <= max_words:
         return [doc]

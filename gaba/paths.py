@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .checks import check_positive_int
 from .entities import is_store
 from .errors import NoPath
 from .nxpaths import nx_neighbors, nx_paths, nx_shortest, nx_steps
@@ -152,8 +153,7 @@ def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None 
 
     Ties are broken by fewer hops, then names, then relations, so the order never depends on the backend.
     """
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise ValueError(f"k={k!r} must be a positive integer, or None for every path.")
+    check_positive_int("k", k, allow_none=True, hint="how many paths to keep (None: every path).")
     if isinstance(paths, (str, bytes, Path)) or not isinstance(paths, Iterable):
         raise TypeError(f"rank_paths needs a list of paths (or a PathResult), not {paths!r}.")
     scorer = scorer or (lambda p: score_path(p, weights))
@@ -176,8 +176,7 @@ def top_paths(G: Any, a: str, b: str, *, k: int = 10, max_depth: int = 4, direct
     >>> print(r.paths[0])
     Arya Stark -SIBLING_OF- Sansa Stark -MARRIED_TO- Tyrion Lannister
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k={k!r} must be a positive integer.")
+    check_positive_int("k", k)
     res = paths_between(G, a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
                         limit=limit, timeout=timeout)
     t0 = time.perf_counter()

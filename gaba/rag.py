@@ -10,7 +10,7 @@ from typing import Any
 from . import embed, link
 from . import rank as _rank
 from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention
-from .checks import MAX_QUESTION_CHARS, check_question, lone_surrogate
+from .checks import MAX_QUESTION_CHARS, check_positive_int, check_question, lone_surrogate
 from .data.news import load_documents
 from .entities import check_graph, check_node_names, find_entities, node_aliases
 from .graph import Fact, _check_hops, fact_evidence, gather_facts
@@ -82,8 +82,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
                          "(or load_graph(path)) before asking questions.")
     check_node_names(G, "graph_rag")
     hops = _check_hops(hops)
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
-        raise ValueError(f"budget must be a positive integer or None, not {budget!r}")
+    check_positive_int("budget", budget, allow_none=True)
     if fact_order not in FACT_ORDERS:
         raise ValueError(f"fact_order must be one of {', '.join(FACT_ORDERS)}, not {fact_order!r}")
     if not callable(rank) and rank not in _rank.METHODS:      # checked before the budget needs it
@@ -194,8 +193,7 @@ def flat_retrieve(question: str, k: int = 2, *, documents: Sequence | None = Non
     question, a bad ``k`` or no documents.
     """
     check_question(question, "flat_rag", max_chars=None)
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive integer, not {k!r}")
+    check_positive_int("k", k)
     if isinstance(documents, (str, bytes, Mapping)):
         raise TypeError(f"documents must be a list of documents, not one {type(documents).__name__}; "
                         "pass [text] for one document (or list(d.values()) for a dict of them).")

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .checks import check_question
+from .checks import check_positive_int, check_question
 from .graph import _check_facts
 from .relevance import (Fact, fact_similarity, hop_distances, minmax, piece_scores, ppr_flow, start_entities,
                         word_matches, word_share)
@@ -30,12 +30,9 @@ def _check_options(question, budget, method) -> None:
     check_question(question, "rank_facts", max_chars=None, utf8=False)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
-    if budget is None or isinstance(budget, bool) or not isinstance(budget, int):
-        raise ValueError(f"budget must be a positive int (how many facts to keep), not {budget!r}; "
-                         "to keep every fact, skip ranking (graph_rag(..., budget=None)).")
-    if budget <= 0:
-        raise ValueError(f"budget must be at least 1 fact, got {budget}: an empty context cannot "
-                         "answer anything. Use e.g. budget=30.")
+    check_positive_int("budget", budget, hint="how many facts to keep; an empty context cannot answer "
+                       "anything. Use e.g. budget=30, or to keep every fact skip ranking "
+                       "(graph_rag(..., budget=None)).")
 
 
 def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict[str, int]) -> list[float]:
