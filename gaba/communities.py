@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from . import embed, prompts
 from .errors import GabaError
+from .kgfile import edge_rows
 from .llm import call_llm
 
 SCORERS = ("embed", "llm")
@@ -112,9 +113,7 @@ def _internal_edges(G, community: Community | Sequence[str]):
         raise TypeError(f"community must be a Community or a list of node names, not {community!r:.80}.")
     _graph_and_items(G, [], Community, "community", "detect_communities(G)")
     nodes = set(community.nodes if isinstance(community, Community) else community)
-    edges = G.edges(keys=True, data=True) if G.is_multigraph() else \
-        ((u, v, None, d) for u, v, d in G.edges(data=True))
-    return [(u, v, k, d) for u, v, k, d in edges if u in nodes and v in nodes and u != v]
+    return [(u, v, k, d) for u, v, k, d in edge_rows(G) if u in nodes and v in nodes and u != v]
 
 
 def community_facts(G, community: Community | Sequence[str]) -> list[tuple[str, str, str, str]]:

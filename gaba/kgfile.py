@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import ParseError
@@ -13,6 +14,13 @@ from .fileio import atomic_write_json, atomic_writer
 
 #: Characters XML 1.0 cannot hold (a form feed from a PDF's page break, ...): escaped in GraphML.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def edge_rows(G) -> Iterable[tuple[Any, Any, Any, dict]]:
+    """Every edge of a NetworkX graph as ``(u, v, key, data)``, in the graph's order; key None in a simple graph."""
+    if G.is_multigraph():
+        return G.edges(keys=True, data=True)
+    return ((u, v, None, d) for u, v, d in G.edges(data=True))
 
 
 def _json_values(G, *, decode: bool = False) -> None:
@@ -134,9 +142,8 @@ def _check_node_link(data: Any) -> None:
 def _check_graph_attributes(G) -> None:
     """Raise ValueError when a text attribute of an edge, its sources, or a node's aliases or type
     are not text."""
-    edges = G.edges(keys=True, data=True) if G.is_multigraph() else (
-        (u, v, d.get("relation"), d) for u, v, d in G.edges(data=True))
-    for u, v, k, d in edges:
+    for u, v, k, d in edge_rows(G):
+        k = d.get("relation") if k is None else k         # a simple graph's edge is named by its relation
         for a in _TEXT_EDGE_ATTRS:
             if a in d and not isinstance(d[a], str):
                 raise ValueError(f"edge {u!r} -> {v!r} ({k}): {a!r} must be text, not "

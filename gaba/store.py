@@ -19,6 +19,7 @@ from .cypher_paths import IDENT_RE, CypherPaths
 from .entities import build_name_table, check_graph
 from .errors import QueryTimeout, StoreError
 from .falkor_server import EmbeddedServer
+from .kgfile import edge_rows
 from .traversal import _check_timeout
 
 #: Graph name used when none is given.
@@ -249,9 +250,8 @@ class FalkorStore(CypherPaths):
         check_graph(G)
         nodes = [{**d, "name": str(n)} for n, d in G.nodes(data=True)]
         edges = []
-        for u, v, *rest in (G.edges(keys=True, data=True) if G.is_multigraph() else G.edges(data=True)):
-            d = rest[-1]
-            rel = d.get("relation", rest[0] if len(rest) == 2 else None)
+        for u, v, k, d in edge_rows(G):
+            rel = d.get("relation", k)
             if rel is None:
                 raise ValueError(f"edge {u!r} -> {v!r} has no 'relation' attribute.")
             edges.append((str(u), str(rel), str(v)))

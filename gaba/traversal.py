@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .entities import is_store, per_graph, resolve_entity
+from .kgfile import edge_rows
 
 #: Deepest traversal accepted: path counts grow like (branching factor) ** depth.
 MAX_DEPTH = 8
@@ -257,7 +258,7 @@ def relation_types(G: Any, *, refresh: bool = False) -> list[str]:
     if is_store(G):
         return G.relation_types()
     return per_graph(G, "relation_types", lambda: sorted(
-        {edge_relation(k, d) for _, _, k, d in G.edges(keys=True, data=True)}), refresh=refresh)
+        {edge_relation(k, d) for _, _, k, d in edge_rows(G)}), refresh=refresh)
 
 
 def edge_relation(key: Any, data: dict) -> str:

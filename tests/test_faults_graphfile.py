@@ -76,3 +76,17 @@ def test_cli_ask_with_a_bad_graph_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err
     assert "g.json" in err and "'evidence' must be text" in err and "unexpected" not in err
+
+
+@pytest.mark.parametrize("kind", [nx.MultiDiGraph, nx.MultiGraph, nx.DiGraph, nx.Graph])
+def test_edge_rows_walks_every_graph_kind_in_order(kind):
+    from gaba.kgfile import edge_rows
+    from gaba.traversal import relation_types
+    G = kind()
+    G.add_edge("a", "b", relation="R")
+    G.add_edge("b", "c", relation="S", evidence=3)
+    key = 0 if G.is_multigraph() else None
+    assert list(edge_rows(G)) == [("a", "b", key, {"relation": "R"}), ("b", "c", key, {"relation": "S", "evidence": 3})]
+    assert relation_types(G) == ["R", "S"]
+    with pytest.raises(ValueError, match=rf"edge 'b' -> 'c' \({0 if key == 0 else 'S'}\): 'evidence' must be text"):
+        save_graph(G, "unused.json")
