@@ -134,7 +134,11 @@ def community_documents(G, community: Community | Sequence[str]) -> list[str]:
 
 def community_prompt(G, community: Community, *, max_facts: int = 40) -> str:
     """The summary prompt of one community: its sorted facts and their evidence sentences."""
-    facts = community_facts(G, community)[:max_facts]
+    return _facts_prompt(community_facts(G, community)[:max_facts])
+
+
+def _facts_prompt(facts: Sequence[tuple[str, str, str, str]]) -> str:
+    """The summary prompt for these facts (the community's first ``max_facts``)."""
     lines = [f"- {s} {r.replace('_', ' ').lower()} {o}" for s, r, o, _ in facts]
     evidence = sorted({e.strip() for *_, e in facts if e.strip()})
     return prompts.COMMUNITY_SUMMARY_PROMPT.format(
@@ -184,7 +188,7 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
         raise NoCommunities(f"No community at level {level} has an internal edge to summarize.")
     out = []
     for c, facts in tqdm(todo, desc="summarizing communities", disable=len(todo) <= 10):
-        resp = call_llm(community_prompt(G, c, max_facts=max_facts),
+        resp = call_llm(_facts_prompt(facts[:max_facts]),
                         system=prompts.COMMUNITY_SUMMARY_SYSTEM,
                         schema=prompts.COMMUNITY_SUMMARY_SCHEMA, schema_name="community_summary",
                         max_tokens=max_tokens, purpose=f"summarize community ({len(c)} nodes)")
