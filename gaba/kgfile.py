@@ -1,6 +1,7 @@
 """A knowledge graph on disk: :func:`save_graph` and :func:`load_graph` (JSON node-link or GraphML)."""
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable
@@ -62,13 +63,14 @@ def save_graph(G, path: str | Path) -> Path:
     except ValueError as exc:
         raise ValueError(f"cannot save the graph to {path}: {exc}, so load_graph could not read it back; "
                          "fix that attribute first.") from exc
-    names = [*G, *(k for *_, k in G.edges(keys=True))] if G.is_multigraph() else list(G)
-    if path.suffix.lower() == ".graphml" and (bad := next((x for x in names if isinstance(x, str)
-                                                           and _NOT_XML.search(x)), None)):
-        raise ValueError(f"cannot save the graph to {path}: the name {bad!r} holds a character GraphML "
-                         "cannot store; save it as .json instead.")
+    graphml = path.suffix.lower() == ".graphml"
+    if graphml:            # node names and edge keys (None in a simple graph) become XML text
+        names = itertools.chain(G, (k for _, _, k, _ in edge_rows(G)))
+        if (bad := next((x for x in names if isinstance(x, str) and _NOT_XML.search(x)), None)):
+            raise ValueError(f"cannot save the graph to {path}: the name {bad!r} holds a character GraphML "
+                             "cannot store; save it as .json instead.")
     try:
-        if path.suffix.lower() == ".graphml":
+        if graphml:
             H = G.copy()
             _json_values(H)
             with atomic_writer(path, binary=True) as f:
