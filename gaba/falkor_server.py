@@ -20,6 +20,9 @@ from pathlib import Path
 from .errors import StoreError
 from .localmodel import free_port
 
+#: Longest ``startup_timeout`` accepted, in seconds (a wait for the server, not a query's budget).
+MAX_STARTUP_TIMEOUT = 600.0
+
 _RUNNING: "weakref.WeakSet[EmbeddedServer]" = weakref.WeakSet()
 
 
@@ -58,9 +61,9 @@ class EmbeddedServer:
     def __init__(self, *, startup_timeout: float = 30.0,
                  executable: str | None = None, module: str | None = None):
         if isinstance(startup_timeout, bool) or not isinstance(startup_timeout, (int, float)) \
-                or not 0 < startup_timeout <= 600:
+                or not 0 < startup_timeout <= MAX_STARTUP_TIMEOUT:
             raise ValueError(f"startup_timeout={startup_timeout!r} must be a number of seconds, more than 0 "
-                             "and at most 600.")
+                             f"and at most {MAX_STARTUP_TIMEOUT:g}.")
         self.port: int | None = None
         self.startup_timeout = float(startup_timeout)
         self.executable, self.module = executable, module
