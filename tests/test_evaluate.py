@@ -465,10 +465,10 @@ def test_rag_systems_forward_documents_budget_and_grounding(monkeypatch):
                      ("graph", {"hops": 2, "budget": None, "grounding": False, "temperature": 0.0, "seed": 3,
                                 "fact_order": "hops", "rank": rag.DEFAULT_RANK})]
     calls.clear()
-    evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5, rank="combined")["graph RAG (2 hops, 5 facts, combined ranking)"](
-        "q", 0, 0.0)
-    assert calls == [("graph", {"hops": 2, "budget": 5, "grounding": True, "temperature": 0.0, "seed": 0,
+    evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5, rank="combined")["graph RAG (3 hops, 5 facts, combined ranking)"](
+        "q", 0, 0.0)                                   # graph_rag's default hops
+    assert calls == [("graph", {"hops": rag.DEFAULT_HOPS, "budget": 5, "grounding": True, "temperature": 0.0, "seed": 0,
                                 "fact_order": "hops", "rank": "combined"})]
     calls.clear()
-    evaluate.rag_systems(nx.MultiDiGraph(), k=None, fact_order="sorted")["graph RAG (2 hops, alphabetical order)"]("q", 0, 0.0)
+    evaluate.rag_systems(nx.MultiDiGraph(), k=None, fact_order="sorted")["graph RAG (3 hops, alphabetical order)"]("q", 0, 0.0)
     assert calls[0][1]["fact_order"] == "sorted"

@@ -215,13 +215,13 @@ def test_graph_rag_one_call_with_the_gathered_facts(G, scripted):
 
 def test_graph_rag_accepts_an_answer_its_cited_facts_ground(G, scripted):
     scripted.replies.append(f"Facts used: {CHAIN_TEXT}\nAnswer: Voltaic Dynamics")
-    t = rag.graph_rag_trace(KESTREL_Q, G)
+    t = rag.graph_rag_trace(KESTREL_Q, G, hops=2)
     assert t["answer"] == t["model_answer"] == "Voltaic Dynamics"
     assert t["grounding"].accepted and set(t["grounding"].cited) == set(CHAIN)
     assert t["grounding"].answer_entities == ("Voltaic Dynamics",)
     assert t["entities"] == ["Kestrel Motors"] and t["facts"] == sorted(gg.gather_facts(G, ["Kestrel Motors"], 2))
     assert t["prompt"].startswith("<facts>") and t["reply"].startswith("Facts used:")
-    assert rag.graph_rag(KESTREL_Q, G) == (t["answer"], t["facts"])      # the same, from the cache
+    assert rag.graph_rag(KESTREL_Q, G, hops=2) == (t["answer"], t["facts"])      # the same, from the cache
     assert len(scripted.requests) == 1
 
 
