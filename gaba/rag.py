@@ -149,7 +149,8 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
               fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[Fact]]:
     """Answer a question from the facts around its entities, with one model call and a check.
 
-    ``linking``: ``"auto"`` (names and aliases as written; when the question names none, the
+    ``hops``: how far from the question's entities facts are gathered, and the longest path of given
+    facts the check accepts (:data:`DEFAULT_HOPS`). ``linking``: ``"auto"`` (names and aliases as written; when the question names none, the
     deeper tiers of :func:`gaba.link.link_entities`, so "Brennock" finds "Brennock Group"),
     ``"exact"``, a :func:`gaba.link.link_entities` method or ``fn(question, G) -> names``.
     ``rank``: a :func:`gaba.rank.rank_facts` method or ``fn(question, facts, G, budget) -> facts``
