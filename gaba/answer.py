@@ -18,7 +18,7 @@ import networkx as nx
 
 from . import prompts
 from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
-from .checks import check_positive_int
+from .checks import check_positive_int, check_text
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
 from .graph import Fact, _check_facts, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
@@ -160,8 +160,7 @@ def answer_prompt(question: str, facts: Iterable[Fact], evidence: Sequence[str] 
     def arrange(items):
         return list(dict.fromkeys(items)) if keep_order else sorted(set(items))
 
-    if not isinstance(question, str):
-        raise TypeError(f"the question must be a string, not {type(question).__name__}.")
+    check_text(question, "the question")
     facts = _check_facts(facts)
 
     if outline is not None:

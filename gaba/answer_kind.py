@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from .checks import check_text
 from .names import whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
@@ -30,8 +31,7 @@ def question_word(question: str) -> str | None:
     >>> question_word("How many ships did Osk Freight buy?"), question_word("Ana Rusk was born where?")
     ('how many', 'where')
     """
-    if not isinstance(question, str):
-        raise TypeError(f"the question must be a string, not {type(question).__name__}.")
+    check_text(question, "the question")
     words = re.findall(r"[a-z]+", question.casefold())
     if not words:
         return None

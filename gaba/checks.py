@@ -1,4 +1,4 @@
-"""Argument checks that modules of several layers share: a question, a positive integer."""
+"""Argument checks that modules of several layers share: a question, a text, a positive integer."""
 from __future__ import annotations
 
 #: Questions longer than this many characters are refused (entity matching scans the text).
@@ -17,6 +17,16 @@ def check_question(question, what: str, *, max_chars: int | None = MAX_QUESTION_
     if utf8 and (at := lone_surrogate(question)) is not None:
         raise ValueError(f"the question holds {question[at]!r} at position {at}, half of a "
                          f"character pair that is not text; retype the question without it.")
+
+
+def check_text(value, what: str) -> None:
+    """Raise TypeError unless ``value`` is a string; any string passes, blank or long.
+
+    For functions that take any text, a blank question included (:func:`check_question` refuses
+    blank ones with ValueError). ``what`` names the argument in the message, e.g. "the question".
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a string, not {type(value).__name__}.")
 
 
 def check_positive_int(name: str, value, *, allow_none: bool = False, hint: str = "") -> None:

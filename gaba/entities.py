@@ -11,6 +11,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from .checks import check_text
 from .errors import EntityNotFound
 from .names import find_mentions, fold
 
@@ -135,8 +136,7 @@ def find_entities(question: str, G) -> list[str]:
     """
     if not is_store(G):
         check_graph(G)
-    if not isinstance(question, str):
-        raise TypeError(f"question must be a string, got {type(question).__name__}")
+    check_text(question, "the question")
     table = name_table(G, refresh=True)     # the graph's names now (a chapter may add aliases)
     folded = fold(question)
     # a one-word name that a question with capitals writes in lowercase is a common word there
