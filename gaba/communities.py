@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from . import embed, prompts
+from .checks import check_positive_int, check_question
 from .errors import GabaError
 from .kgfile import edge_rows
 from .llm import call_llm
@@ -69,8 +70,7 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
         raise TypeError(f"seed must be an int (for a reproducible partition), not {seed!r}.")
     if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or not resolution > 0:
         raise ValueError(f"resolution must be a number > 0, not {resolution!r}.")
-    if levels is not None and (isinstance(levels, bool) or not isinstance(levels, int) or levels < 1):
-        raise ValueError(f"levels must be a positive int or None (all levels), not {levels!r}.")
+    check_positive_int("levels", levels, allow_none=True, hint="how many levels to return (None: all levels).")
     H = undirected_projection(G)
     if G.number_of_nodes() == 0:
         raise NoCommunities("The graph is empty: build it first (gaba.graph.build_knowledge_graph).")
@@ -176,8 +176,7 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
     communities = _graph_and_items(G, communities, Community, "communities", "detect_communities(G)")
     if level is not None and (isinstance(level, bool) or not isinstance(level, int)):
         raise TypeError(f"level must be an int (0 is the coarsest) or None for every level, not {level!r}.")
-    if isinstance(max_facts, bool) or not isinstance(max_facts, int) or max_facts < 1:
-        raise ValueError(f"max_facts must be an integer >= 1, not {max_facts!r}.")
+    check_positive_int("max_facts", max_facts, hint="how many facts each community's summary is shown.")
     chosen = [c for c in communities if level is None or c.level == level]
     missing = sorted({n for c in chosen for n in c.nodes if n not in G})
     if missing:
@@ -223,10 +222,8 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     Map: :func:`score_summaries`; reduce: one model call answers from the ``top`` best. Raises
     ``ValueError`` for stale summaries (nodes not in ``G``) or an unknown ``scorer``.
     """
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("global_rag needs a non-empty question.")
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise ValueError(f"top must be a positive int, not {top!r}.")
+    check_question(question, "global_rag", max_chars=None, utf8=False)
+    check_positive_int("top", top, hint="how many of the best community summaries answer.")
     summaries = _graph_and_items(G, summaries, CommunitySummary, "summaries",
                                  "summarize_communities(G, detect_communities(G))")
     if not summaries:

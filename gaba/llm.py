@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import backend, cache
+from .checks import check_positive_int
 from .config import LOCAL_MODEL_SHA256, get_settings
 from .errors import CacheMiss, LLMOutputError
 
@@ -251,9 +252,8 @@ def call_llm(prompt: str, *, system: str | None = None, schema: dict | None = No
     """
     if not isinstance(prompt, str) or not prompt.strip():
         raise ValueError("call_llm needs a non-empty prompt string.")
-    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
-        raise ValueError(f"max_tokens must be a positive whole number of tokens (or None for "
-                         f"{DEFAULT_MAX_TOKENS}), not {max_tokens!r}.")
+    check_positive_int("max_tokens", max_tokens, allow_none=True,
+                       hint=f"how many tokens the reply may hold (None: {DEFAULT_MAX_TOKENS}).")
     check_temperature(temperature)
     max_tokens = max_tokens or DEFAULT_MAX_TOKENS
     messages = ([{"role": "system", "content": system}] if system else []) + \
