@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 import tempfile
 import time
@@ -147,6 +148,7 @@ def _build_graph(args) -> None:
     print(extraction_summary(len(docs), G.graph.get("cache", {}), len(failed),
                              seconds, workers))
     print(f"{G.number_of_nodes()} nodes, {G.number_of_edges()} edges -> {out}")
+    print(f'next: python -m gaba ask "your question" --graph {shlex.quote(str(out))}')
 
 
 def _verify(args) -> int:

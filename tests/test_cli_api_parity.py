@@ -48,7 +48,7 @@ def test_cli_and_api_build_the_same_graph_and_answer(scripted, tmp_path, capsys)
     question = "Where was the guild that Vell Oranu glimmers zanthed into?"
     scripted.replies.extend(_replies())
     G_api = build_knowledge_graph(folder, cache_dir=tmp_path / "kg-api", progress=False)
-    api_answer, api_facts = graph_rag(question, G_api, hops=2)
+    api_answer, api_facts = graph_rag(question, G_api)      # the defaults of both
 
     # the CLI replays the same requests from the response cache: no new model call
     misses = llm.stats().misses
@@ -60,6 +60,7 @@ def test_cli_and_api_build_the_same_graph_and_answer(scripted, tmp_path, capsys)
     G_cli = load_graph(out)
     assert sorted(G_cli.edges(keys=True)) == sorted(G_api.edges(keys=True))
     assert printed[-1] == api_answer == "Port Ibrel"
+    assert f'next: python -m gaba ask "your question" --graph {out}' in printed   # the command to paste
     assert ("Quonfirm Guild", "zanthed_into", "Port Ibrel") in api_facts
     assert "Dr. Vell Oranu" in G_cli.nodes["Vell Oranu"]["aliases"]
 
