@@ -111,7 +111,7 @@ def _internal_edges(G, community: Community | Sequence[str]):
     """``(u, v, key, data)`` of the edges between two different members (key None in a simple graph)."""
     if isinstance(community, (str, bytes)) or not isinstance(community, (Community, Iterable)):
         raise TypeError(f"community must be a Community or a list of node names, not {community!r:.80}.")
-    _graph_and_items(G, [], Community, "community", "detect_communities(G)")
+    _need_graph(G, "community")
     nodes = set(community.nodes if isinstance(community, Community) else community)
     return [(u, v, k, d) for u, v, k, d in edge_rows(G) if u in nodes and v in nodes and u != v]
 
@@ -243,12 +243,17 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     return resp.text.strip(), used
 
 
-def _graph_and_items(G, items, kind: type, what: str, remedy: str) -> list:
-    """``items`` as a list; TypeError unless ``G`` is a NetworkX graph and ``items`` hold ``kind`` only."""
+def _need_graph(G, what: str) -> None:
+    """TypeError unless ``G`` is a NetworkX graph (the one the ``what`` came from)."""
     import networkx as nx
 
     if not isinstance(G, nx.Graph):
         raise TypeError(f"G must be the networkx graph the {what} came from, not {type(G).__name__}.")
+
+
+def _graph_and_items(G, items, kind: type, what: str, remedy: str) -> list:
+    """``items`` as a list; TypeError unless ``G`` is a NetworkX graph and ``items`` hold ``kind`` only."""
+    _need_graph(G, what)
     listed = list(items) if isinstance(items, Iterable) and not isinstance(items, (str, bytes, dict)) else None
     if listed is None or not all(isinstance(x, kind) for x in listed):
         raise TypeError(f"{what} must be a list of {kind.__name__} objects, as {remedy} returns, "

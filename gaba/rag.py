@@ -56,9 +56,9 @@ def _no_entity_reason(G, linking) -> str:
             f"I looked for these names (and their aliases): {shown}.")
 
 
-#: Default hops of :func:`graph_rag`: on the eleven held-out collections (temperature 0), 3 hops
-#: passed 54 of 77 multi-hop questions against 43 with 2, and abstained on 34 of 44 unanswerable
-#: ones against 32. The book's news chapters pass ``hops=2``: their questions chain two facts.
+#: Default hops of :func:`graph_rag`: 3 passed more multi-hop questions and refused more unanswerable
+#: ones than 2 on the eleven held-out collections (``benchmarks/heldout_transfer.py``, reported in
+#: the evaluation chapter). The book's news chapters pass ``hops=2``: their questions chain two facts.
 DEFAULT_HOPS = 3
 #: Default fact budget of :func:`graph_rag`: a short prompt, however large the graph.
 DEFAULT_BUDGET = 8
@@ -150,8 +150,9 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
     """Answer a question from the facts around its entities, with one model call and a check.
 
     ``hops``: how far from the question's entities facts are gathered, and the longest path of given
-    facts the check accepts (:data:`DEFAULT_HOPS`). ``linking``: ``"auto"`` (names and aliases as written; when the question names none, the
-    deeper tiers of :func:`gaba.link.link_entities`, so "Brennock" finds "Brennock Group"),
+    facts the check accepts (:data:`DEFAULT_HOPS`). ``linking``: ``"auto"`` (names and aliases as
+    written; when the question names none, the deeper tiers of :func:`gaba.link.link_entities`, so
+    "Brennock" finds "Brennock Group"),
     ``"exact"``, a :func:`gaba.link.link_entities` method or ``fn(question, G) -> names``.
     ``rank``: a :func:`gaba.rank.rank_facts` method or ``fn(question, facts, G, budget) -> facts``
     (``budget=None`` keeps all). ``fact_order``: ``"hops"`` (nearest first), ``"sorted"``,

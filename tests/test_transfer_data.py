@@ -201,8 +201,8 @@ def test_readme_pooled_held_out_numbers_are_the_published_run():
     """The held-out totals the README states are those of assets/data/bench/heldout_transfer.csv."""
     import csv
 
-    rows = csv.DictReader((TRANSFER_DIR.parents[1] / "data" / "bench" / "heldout_transfer.csv")
-                          .open(encoding="utf-8"))
+    rows = list(csv.DictReader((TRANSFER_DIR.parents[1] / "data" / "bench" / "heldout_transfer.csv")
+                               .open(encoding="utf-8")))
     pooled = {r["type"]: (int(r["passed"]), int(r["n"])) for r in rows
               if r["collection"] == "pooled" and r["system"] == "graph RAG (3 hops)"}
     readme = " ".join((TRANSFER_DIR / "README.md").read_text(encoding="utf-8").split())
@@ -213,9 +213,8 @@ def test_readme_pooled_held_out_numbers_are_the_published_run():
     assert tuple(map(int, abstained[-1])) == pooled["unanswerable"]
     single = re.findall(r"and (\d+) of (\d+) single-fact questions", readme)
     assert single and tuple(map(int, single[-1])) == pooled["single-fact"]
-    two = {r["type"]: (int(r["passed"]), int(r["n"])) for r in csv.DictReader(
-        (TRANSFER_DIR.parents[1] / "data" / "bench" / "heldout_transfer.csv").open(encoding="utf-8"))
-        if r["collection"] == "pooled" and r["system"] == "graph RAG (2 hops)"}
+    two = {r["type"]: (int(r["passed"]), int(r["n"])) for r in rows
+           if r["collection"] == "pooled" and r["system"] == "graph RAG (2 hops)"}
     m = re.search(r"Graph RAG within two hops instead of three .*? passed (\d+) of (\d+) multi-hop questions "
                   r"and abstained on (\d+) of (\d+) unanswerable", readme)
     assert m and (int(m[1]), int(m[2])) == two["multi-hop"] and (int(m[3]), int(m[4])) == two["unanswerable"]

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..checks import lone_surrogate
 from ..config import ASSETS
 from ..errors import DocumentError
 
@@ -106,13 +107,9 @@ def _one(item: Any, index: int, width: int) -> dict:
         raise DocumentError(f"document {doc['id']!r} contains NUL bytes: it looks like binary data, "
                             "not text.")
     for field in ("id", "title", "text"):     # a lone surrogate ("\ud800" in JSON) cannot be written as UTF-8
-        if isinstance(doc[field], str) and not doc[field].isascii():
-            try:
-                doc[field].encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise DocumentError(f"document {doc['id']!r} has a lone surrogate "
-                                    f"({doc[field][exc.start]!r}) in its {field}, which is not Unicode "
-                                    "text; remove it or decode the source properly.") from None
+        if isinstance(doc[field], str) and not doc[field].isascii() and (at := lone_surrogate(doc[field])) is not None:
+            raise DocumentError(f"document {doc['id']!r} has a lone surrogate ({doc[field][at]!r}) in its "
+                                f"{field}, which is not Unicode text; remove it or decode the source properly.")
     return doc
 
 
