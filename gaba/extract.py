@@ -163,8 +163,9 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     from tqdm import tqdm
 
     t0 = time.perf_counter()
-    docs = [{**p, "text": resolve_descriptions(p["text"])}       # "the agency" -> its name
-            for d in load_documents(documents) for p in split_document(d)]
+    docs = [{**p, "text": resolve_descriptions(p["text"], " ".join(q["text"] for q in parts[:i]))}
+            for d in load_documents(documents) for parts in [split_document(d)]
+            for i, p in enumerate(parts)]        # "the agency" -> its name, named in this or an earlier passage
     for d in docs:                  # a long document is fine; a passage the model cannot read is not
         check_document(d)
     # document "x#1" and passage 1 of a long "x": one id, one passage's records and failure lost

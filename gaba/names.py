@@ -36,6 +36,10 @@ FUNCTION_WORDS = frozenset("""a an and as at after before but by for from in of 
 #: Personal pronouns: never a name, and a subject pronoun inside a predicate marks a clause.
 PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "him", "her", "them", "its",
                       "their", "his"})
+#: Determiners, quantifiers and question words: closed classes of English, capitalised only to open
+#: a sentence ("Most of the money ...", "What we do"), never a name on their own.
+NOT_NAMES = frozenset("""all another any both each either every few many more most much neither no
+    none other several some such what which who whom whose where when why how""".split())
 #: Calendar words: capitalised, but not names.
 CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
     march april may june july august september october november december""".split())
@@ -147,18 +151,19 @@ def mentions(sentence: str, name: str) -> bool:
 
 
 def is_name(name: str) -> bool:
-    """Whether ``name`` can name an entity: it has a capital or a digit, is no pronoun, and is not
-    an organisation word alone ("University", "the Bank": part of a longer name, not a name).
+    """Whether ``name`` can name an entity: it has a capital or a digit, is no pronoun, no word of
+    :data:`NOT_NAMES` alone, and no organisation word alone ("University", "the Bank": part of a
+    longer name, not a name).
 
-    >>> is_name("Lena Marsh"), is_name("she"), is_name("The University"), is_name("Trust Fund")
-    (True, False, False, True)
+    >>> is_name("Lena Marsh"), is_name("she"), is_name("Most"), is_name("The University"), is_name("Trust Fund")
+    (True, False, False, False, True)
     """
     _need_text(name, "is_name")
     words = lower_words(name)
     if words[:1] == ["the"]:
         words = words[1:]
     return bool(name) and any(c.isupper() or c.isdigit() for c in name) \
-        and name.lower() not in PRONOUNS and not (len(words) <= 1 and set(words) <= ORG_WORDS)
+        and name.lower() not in PRONOUNS | NOT_NAMES and not (len(words) <= 1 and set(words) <= ORG_WORDS)
 
 
 #: A sentence's end mark, a closing quote or bracket, and the spaces after them.
@@ -300,24 +305,33 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
 _DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)")
 
 
-def resolve_descriptions(text: str) -> str:
+def resolve_descriptions(text: str, before: str = "") -> str:
     """``text`` with each "the <noun>" (not "the <noun> of") that refers back to a name written as that name.
 
     Resolved only when exactly one name of two or more words in ``text`` ends in that noun and is
-    written before it ("the university" is not "University of Caldermoor").
+    written before it ("the university" is not "University of Caldermoor"). When no name in ``text``
+    ends in the noun, the names of ``before`` (the earlier passages of a long document) are used.
 
     >>> resolve_descriptions("Osk Freight Agency opened in May. The agency has 40 staff.")
     'Osk Freight Agency opened in May. The Osk Freight Agency has 40 staff.'
+    >>> resolve_descriptions("The agency has 40 staff.", before="Osk Freight Agency opened in May.")
+    'The Osk Freight Agency has 40 staff.'
     """
-    heads: dict[str, set[str]] = {}
-    for name in capitalised_names(text):
-        if len(name.split()) >= 2:
-            heads.setdefault(name.split()[-1].casefold(), set()).add(name)
+    def heads_of(words: str) -> dict[str, set[str]]:
+        heads: dict[str, set[str]] = {}
+        for name in capitalised_names(words):
+            if len(name.split()) >= 2:
+                heads.setdefault(name.split()[-1].casefold(), set()).add(name)
+        return heads
+
+    heads, earlier = heads_of(text), heads_of(before) if before else {}
 
     def resolve(m: re.Match) -> str:
         names = heads.get(m.group(2), set())
         if len(names) == 1 and 0 <= text.find(name := next(iter(names))) < m.start():
             return f"{m.group(1)} {name}"
+        if not names and len(names := earlier.get(m.group(2), set())) == 1:
+            return f"{m.group(1)} {next(iter(names))}"
         return m.group(0)
 
     return _DESCRIPTION.sub(resolve, text)

@@ -187,7 +187,7 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         return f"no sentence of the document mentions both {subj!r} and {obj!r}"
     if not _predicate_in(pred, window(i)):
         return f"predicate {pred!r} does not occur in the sentence"
-    if active_read_backwards(pred, sentences[i], subj, obj):
+    if active_read_backwards(pred, sentences[i], subj, obj) or agent_read_backwards(pred, sentences[i], subj, obj):
         subj, obj, stype, otype = obj, subj, otype, stype
     elif passive_read_as_active(pred, sentences[i], subj, obj):
         pred += "_by"
@@ -243,6 +243,25 @@ def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str)
         if not after[:at.start()].strip() and before.rstrip()[-1:] in (",", '"', "\u201d", "'"):
             continue                                      # "..., said Ann Lee"
         if not mentions(obj_re.sub(" ", before), subject):
+            return True
+    return False
+
+
+def agent_read_backwards(predicate: str, sentence: str, subject: str, obj: str) -> bool:
+    """Whether a "<verb>_by" record puts the agent first: the sentence says "<verb> by <subject>"
+    and names ``obj`` nowhere after it. Validation then swaps the two.
+
+    >>> s = "Work at Tarn Weir ended. The weir was rebuilt by Orrel Mills in May."
+    >>> agent_read_backwards("rebuilt_by", s, "Orrel Mills", "Tarn Weir")
+    True
+    """
+    words = predicate.split("_")
+    if len(words) < 2 or words[-1] != "by":
+        return False
+    for m in re.finditer(r"\b(\w+)\s+by\s+(?:the\s+)?", sentence, flags=re.I):
+        after = sentence[m.end():]
+        if (m.group(1).lower() in words[:-1] and re.match(whole_words(subject), after, flags=re.I)
+                and not mentions(after, obj)):
             return True
     return False
 

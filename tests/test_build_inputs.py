@@ -578,3 +578,70 @@ def test_spellings_that_differ_only_in_unicode_form_or_invisible_characters_are_
     assert names.normalize_name("Zoe\u0308\u2060 Brandt\ufeff") == composed
     # joiners that change how letters join are kept: they are part of the word
     assert names.normalize_name("അപരിചിതന്\u200d") == "അപരിചിതന്\u200d"
+
+
+MARKDOWN_NOTE = """# About the Alder Trust
+
+The Alder Trust is a small charity. It was founded by Hana Okello, a former
+water engineer, and it is based in Bramley.
+
+## What we do
+
+- We restore gravels on the River Sable
+- We run volunteer days
+1. Most of our money comes from the **Cole Foundation**, set up by [Arthur Cole](https://example.org).
+"""
+
+
+def test_a_markdown_file_is_read_as_sentences_that_do_not_run_across_headings(tmp_path):
+    """Before: the heading ran into the first sentence ("Alder Trust The Alder Trust" was a name),
+    and a wrapped line put a line break inside a numbered sentence of the extraction prompt."""
+    from gaba.passages import numbered_sentences
+    (tmp_path / "note.md").write_text(MARKDOWN_NOTE)
+    text = load_documents(tmp_path)[0]["text"]
+    assert split_sentences(text) == [
+        "About the Alder Trust.", "The Alder Trust is a small charity.",
+        "It was founded by Hana Okello, a former water engineer, and it is based in Bramley.",
+        "What we do.", "We restore gravels on the River Sable.", "We run volunteer days.",
+        "Most of our money comes from the Cole Foundation, set up by Arthur Cole."]
+    assert names.candidate_names(text) == ["About", "Alder Trust", "Hana Okello", "Bramley",
+                                           "River Sable", "Cole Foundation", "Arthur Cole"]
+    lines = numbered_sentences(text).splitlines()
+    assert [line.split("]")[0] for line in lines] == [f"[{i}" for i in range(1, 8)]
+
+
+@pytest.mark.parametrize("text", ["Kestrel builds vans.\n", "Kestrel builds **vans** - see [here](x).",
+                                  "  Kestrel builds vans.  "])
+def test_text_on_one_line_is_left_as_it_is(text):
+    assert load_documents([text])[0]["text"] == text
+
+
+def test_a_markdown_note_builds_a_graph_without_heading_names_quantifiers_or_backward_agents(scripted, tmp_path):
+    """Faults met on a reader's Markdown notes, each failing before its fix: "the trust" in the
+    second passage of a long note was not its name (the name was in the first passage); "Most"
+    opening a sentence was offered to the model as a name (it made "Cole Foundation funded Most");
+    a "<verb>_by" record that put the agent first ("Greystone Works built_by Mill Weir") was kept
+    the wrong way round."""
+    note = ("# About the Fernwell Trust\n\nThe Fernwell Trust is a small river charity in the north of "
+            "the county. It was founded in 2011 by Hana Okello, a former water engineer who worked "
+            "for years on the lower river.\n\n## Money\n\nMost of our money comes from the Cole "
+            "Foundation, which has funded the trust since 2014.\n")
+    weir = "Work at Mill Weir ended in March. The pass was built by Greystone Works over eleven weeks."
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "about.md").write_text(note)
+    (tmp_path / "docs" / "weir.txt").write_text(weir)
+
+    def facts(*rows):
+        return json.dumps({"facts": [dict(zip(("sentence", "subject", "predicate", "object"), r),
+                                          subject_type="org", object_type="org") for r in rows]})
+    scripted.replies.extend([
+        facts((3, "Fernwell Trust", "founded_by", "Hana Okello")),
+        facts((2, "Cole Foundation", "funded", "Fernwell Trust")),
+        facts((2, "Greystone Works", "built_by", "Mill Weir"))])
+    G = build_knowledge_graph(tmp_path / "docs", cache_dir=tmp_path / "kg", progress=False,
+                              cooccurrence=False)
+    second = scripted.requests[1]["messages"][-1]["content"]
+    assert "has funded the Fernwell Trust since 2014" in second and "Most" not in second.split("[1]")[0]
+    assert sorted(G.edges(keys=True)) == [("Cole Foundation", "Fernwell Trust", "funded"),
+                                          ("Fernwell Trust", "Hana Okello", "founded_by"),
+                                          ("Mill Weir", "Greystone Works", "built_by")]
