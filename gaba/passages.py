@@ -25,11 +25,14 @@ ABBREVIATIONS = frozenset("""dr prof mr mrs ms mx st jr sr rev gen col capt lt s
 
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences, but not after an abbreviation (:data:`ABBREVIATIONS`) or an initial.
+    A blank line always ends a sentence (:func:`~gaba.data.news.plain_layout` separates blocks so).
 
     >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
     ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """
     _need_text(text, "split_sentences")
+    if re.search(r"\n[ \t]*\n", text.strip()):
+        return [s for block in re.split(r"\n[ \t]*\n", text.strip()) for s in split_sentences(block)]
     parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?(?:" + UPPER + r"|\d))", text.strip())
     out: list[str] = []
     for p in (p.strip() for p in parts):

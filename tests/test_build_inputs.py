@@ -645,3 +645,25 @@ def test_a_markdown_note_builds_a_graph_without_heading_names_quantifiers_or_bac
     assert sorted(G.edges(keys=True)) == [("Cole Foundation", "Fernwell Trust", "funded"),
                                           ("Fernwell Trust", "Hana Okello", "founded_by"),
                                           ("Mill Weir", "Greystone Works", "built_by")]
+
+
+def test_an_e_mail_and_a_fact_sheet_keep_their_header_lines_apart(tmp_path):
+    """Before: "To: Board of the Harlow Choir" and "Subject: ..." were read as one sentence, so
+    "Harlow Choir Subject" was a name; so were "Agnes Pell Home" and a signature's "Marta Quill Chair";
+    and a table's rows were part of the sentence before them (its evidence)."""
+    (tmp_path / "mail.txt").write_text(
+        "From: Marta Quill\nTo: Board of the Harlow Choir\nSubject: New conductor\n\nDear all,\n\n"
+        "Dominic Fairweather will conduct the Harlow Choir from September. He trained at the\n"
+        "Rusholme Conservatory.\n\nBest wishes,\nMarta Quill\nChair, Harlow Choir\n")
+    (tmp_path / "sheet.md").write_text("Harlow Choir\nFounded: 1962\nFounder: Agnes Pell\nHome: Harlow\n\n"
+                                       "| Season | Concerts |\n|---|---|\n| 2024 | 6 |\n")
+    mail, sheet = (d["text"] for d in load_documents(tmp_path))
+    assert split_sentences(mail) == [
+        "From: Marta Quill.", "To: Board of the Harlow Choir.", "Subject: New conductor.", "Dear all.",
+        "Dominic Fairweather will conduct the Harlow Choir from September.",
+        "He trained at the Rusholme Conservatory.", "Best wishes, Marta Quill.", "Chair, Harlow Choir."]
+    assert split_sentences(sheet) == ["Harlow Choir.", "Founded: 1962.", "Founder: Agnes Pell.", "Home: Harlow.",
+                                      "| Season | Concerts |.", "| 2024 | 6 |."]     # a row is not the Home line's
+    found = names.candidate_names(mail) + names.candidate_names(sheet)
+    assert {"Marta Quill", "Harlow Choir", "Agnes Pell", "Rusholme Conservatory"} <= set(found)
+    assert not [n for n in found if n.endswith((" Subject", " Home", " Chair"))]

@@ -49,25 +49,33 @@ def plain_unicode(text: str) -> str:
 
 #: A line that starts a block of its own: a Markdown heading, list item or quotation.
 _BLOCK_START = re.compile(r"^[ \t]{0,3}(?:(#{1,6})[ \t]+|[-*+\u2022][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]?)")
-#: A line that only separates blocks: a rule ("---", "===") or a code fence.
-_SEPARATOR = re.compile(r"(?:[-*_=][ \t]*){3,}|```.*|~~~.*")
+#: A line that is a block on its own: a field ("Subject: ...", "Founded: 1962") or a table row.
+_ONE_LINE = re.compile(r"^[ \t]*(?:[^\W\d_][\w'\u2019 -]{0,24}:[ \t]+\S|\|)")
+#: A line that only separates blocks: a rule ("---", "==="), a table's rule or a code fence.
+_SEPARATOR = re.compile(r"(?:[-*_=][ \t]*){3,}|\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*(?::?-{3,}:?)?|```.*|~~~.*")
 #: How a sentence ends: punctuation, then any closing quotes or brackets.
 _ENDED = re.compile(r"[.!?:;\u2026][\"'\u201d\u2019)\]]*$")
+#: A line of at most this many words that ends in a capitalised word, without a full stop, before a
+#: capitalised line ends its block (a signature, a title): wrapped prose fills its lines.
+SHORT_LINE_WORDS = 4
 
 
 def plain_layout(text: str) -> str:
     r"""Text laid out as paragraphs of sentences, so that no sentence or name runs across a heading.
 
-    Markdown and hard-wrapped files put a heading, a list item or a new paragraph on a new line
-    with no full stop before it ("# About Acme" then "Acme makes vans."), and the sentence splitter
-    and the name finder would read one sentence "About Acme Acme makes vans". So: a blank line, a
-    heading, a list item or a quotation starts a block; the other line breaks inside a block are
-    spaces (wrapped lines); Markdown markers, bold marks and link targets go; a block that does not
-    end a sentence (a heading, a list item) gets a full stop; blocks are joined by a blank line.
-    Text on one line is returned unchanged.
+    Markdown, e-mail and hard-wrapped files put a heading, a list item or a new paragraph on a new
+    line with no full stop before it ("# About Acme" then "Acme makes vans."), and the sentence
+    splitter and the name finder would read one sentence "About Acme Acme makes vans". So: a blank
+    line, a heading, a list item or a quotation starts a block; a heading, a field ("Subject: ...")
+    or a table row is a block of one line, and so is a short line ending in a capitalised word
+    before a capitalised line (a signature: "Ann Lee" then "Chair, Acme"); the other line breaks are spaces (wrapped lines); Markdown
+    marks and link targets go; a block that does not end a sentence gets a full stop (for a
+    trailing comma); blocks are joined by a blank line. Text on one line is returned unchanged.
 
     >>> plain_layout("# About Acme\nAcme makes **vans** in\nLeeds.\n\n- founded by [Ann Lee](https://x.org)")
     'About Acme.\n\nAcme makes vans in Leeds.\n\nfounded by Ann Lee.'
+    >>> plain_layout("From: Ann Lee\nSubject: Vans\n\nBest wishes,\nAnn Lee\nChair, Acme")
+    'From: Ann Lee.\n\nSubject: Vans.\n\nBest wishes, Ann Lee.\n\nChair, Acme.'
     """
     if "\n" not in text.strip() and "\r" not in text.strip():
         return text
@@ -78,23 +86,29 @@ def plain_layout(text: str) -> str:
         if lines:
             block = re.sub(r"\[([^\]\n]+)\]\([^)\s]*\)", r"\1", " ".join(lines))   # [text](target) -> text
             block = re.sub(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", r"\2", block)          # **bold** -> bold
-            blocks.append(block if _ENDED.search(block) else block + ".")
+            blocks.append(block if _ENDED.search(block) else block.rstrip(",") + ".")
             lines.clear()
 
-    for line in text.splitlines():
+    rows = text.splitlines()
+    for n, line in enumerate(rows):
         words = line.strip()
         if not words or _SEPARATOR.fullmatch(words):
             end_block()
             continue
         start = _BLOCK_START.match(line)
-        if start:
+        one_line = bool(start and start.group(1)) or bool(_ONE_LINE.match(line) and words[:1] in "|" + words[:1].upper())
+        if start or one_line:
             end_block()
+        if start:
             words = line[start.end():].strip()
-            if start.group(1):                   # a heading is one line; "## Title ##" loses its closing marks
+            if start.group(1):                   # "## Title ##" loses its closing marks
                 words = words.rstrip("#").strip()
         if words:
             lines.append(words)
-        if start and start.group(1):
+        following = rows[n + 1].strip() if n + 1 < len(rows) else ""
+        last = words.split()[-1:] or [""]
+        if one_line or (len(words.split()) <= SHORT_LINE_WORDS and not _ENDED.search(words)
+                        and last[0][:1].isupper() and following[:1].isupper()):
             end_block()
     end_block()
     return "\n\n".join(blocks)
