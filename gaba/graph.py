@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING
 from .data.news import load_documents  # re-exported, as are load_graph and save_graph
 from .entities import check_graph, resolve_entity
 from .errors import NoPath
-from .kgfile import load_graph, save_graph
+from .kgfile import edge_relation, load_graph, save_graph
 from .prompts import SCHEMA_PHRASES
 from .tokens import estimate_tokens
-from .traversal import edge_relation
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx

@@ -24,6 +24,21 @@ def edge_rows(G) -> Iterable[tuple[Any, Any, Any, dict]]:
     return ((u, v, None, d) for u, v, d in G.edges(data=True))
 
 
+def edge_relation(key: Any, data: dict, *, unnamed: str | None = "None") -> str | None:
+    """The relation type of an edge of :func:`edge_rows`: its ``relation``, else its key, as text.
+
+    An edge with neither (a simple graph's edge with no ``relation``, or one set to None) gives
+    ``unnamed``: by default the text ``"None"``.
+
+    >>> edge_relation(0, {"relation": "OWNS"}), edge_relation(0, {}), edge_relation(None, {}, unnamed="")
+    ('OWNS', '0', '')
+    """
+    rel = data.get("relation")
+    if rel is None:
+        rel = key
+    return unnamed if rel is None else str(rel)
+
+
 def _json_values(G, *, decode: bool = False) -> None:
     """Write list, dict and None attributes as ``"json:..."`` text for GraphML (``decode=True``: read)."""
     for d in (G.graph, *(d for _, d in G.nodes(data=True)), *(d for *_, d in G.edges(data=True))):

@@ -11,7 +11,8 @@ import time
 import networkx as nx
 
 from . import traversal
-from .traversal import Path, PathCounter, TraversalStats, edge_relation, symmetric_relations
+from .kgfile import edge_relation
+from .traversal import Path, PathCounter, TraversalStats, symmetric_relations
 
 
 def nx_steps(G, node: str, direction: str, rel_types: tuple[str, ...] | None):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .entities import is_store, per_graph, resolve_entity
-from .kgfile import edge_rows
+from .kgfile import edge_relation, edge_rows
 
 #: Deepest traversal accepted: path counts grow like (branching factor) ** depth.
 MAX_DEPTH = 8
@@ -259,12 +259,6 @@ def relation_types(G: Any, *, refresh: bool = False) -> list[str]:
         return G.relation_types()
     return per_graph(G, "relation_types", lambda: sorted(
         {edge_relation(k, d) for _, _, k, d in edge_rows(G)}), refresh=refresh)
-
-
-def edge_relation(key: Any, data: dict) -> str:
-    """The relation type of a NetworkX edge: its ``relation``, else its key, as text."""
-    rel = data.get("relation")
-    return str(rel if rel is not None else key)
 
 
 def _graph_attr(G: Any, key: str):
