@@ -15,7 +15,7 @@ from .cooccurrence import cooccurrence_triples
 from .data.news import load_documents
 from .data.triple import Triple
 from .extract import extract_corpus
-from .kgfile import edge_rows
+from .kgfile import edge_relation, edge_rows
 from .names import SENTENCE_START, TITLES, UPPER, candidate_names, common_openers, strip_title
 from .request import prompt_version, schema_relations
 
@@ -147,7 +147,7 @@ def graph_triples(G, *, rules: bool = True) -> list[Triple]:
     if not isinstance(G, nx.Graph):
         raise TypeError(f"graph_triples takes a networkx graph (build_knowledge_graph, load_graph), not a "
                         f"{type(G).__name__}.")
-    out = [Triple(u, d.get("relation", "" if k is None else str(k)), v, d.get("doc_id", ""), d.get("evidence", ""),
+    out = [Triple(u, edge_relation(k, d, unnamed=""), v, d.get("doc_id", ""), d.get("evidence", ""),
                   d.get("verb", "")) for u, v, k, d in edge_rows(G) if rules or not d.get("rule")]
     return sorted(out, key=lambda t: (t.subject, t.relation, t.object))
 

@@ -10,7 +10,7 @@ from typing import Any
 from .data.news import RELATION_FOLDS, load_gold_triples
 from .data.triple import Triple
 from .kgbuild import graph_triples
-from .kgfile import edge_rows
+from .kgfile import edge_relation, edge_rows
 from .names import normalize_name
 
 _Folds = tuple[Mapping[str, str], Collection[str]]
@@ -33,7 +33,7 @@ def _fact_list(items: Any, folds: _Folds) -> list[tuple[str, str, str]]:
 
     inverse, symmetric = folds
     if isinstance(items, nx.Graph):
-        items = [(u, d.get("relation", k), v) for u, v, k, d in edge_rows(items)]
+        items = [(u, edge_relation(k, d, unnamed=None), v) for u, v, k, d in edge_rows(items)]
     out = []
     for it in items:
         s, r, o = (it.as_tuple() if isinstance(it, Triple) else

@@ -19,7 +19,7 @@ from .cypher_paths import IDENT_RE, CypherPaths
 from .entities import build_name_table, check_graph
 from .errors import QueryTimeout, StoreError
 from .falkor_server import EmbeddedServer
-from .kgfile import edge_rows
+from .kgfile import edge_relation, edge_rows
 from .traversal import _check_timeout
 
 #: Graph name used when none is given.
@@ -251,10 +251,10 @@ class FalkorStore(CypherPaths):
         nodes = [{**d, "name": str(n)} for n, d in G.nodes(data=True)]
         edges = []
         for u, v, k, d in edge_rows(G):
-            rel = d.get("relation", k)
+            rel = edge_relation(k, d, unnamed=None)
             if rel is None:
                 raise ValueError(f"edge {u!r} -> {v!r} has no 'relation' attribute.")
-            edges.append((str(u), str(rel), str(v)))
+            edges.append((str(u), rel, str(v)))
         report = self.load_records(nodes, edges, replace=replace, batch_size=batch_size, progress=progress)
         self.loaded_graph = dict(G.graph)
         return report
