@@ -23,10 +23,15 @@ def check_text(value, what: str) -> None:
     """Raise TypeError unless ``value`` is a string; any string passes, blank or long.
 
     For functions that take any text, a blank question included (:func:`check_question` refuses
-    blank ones with ValueError). ``what`` names the argument in the message, e.g. "the question".
+    blank ones with ValueError). ``what`` names the argument in the message, e.g. "the question" or
+    "the name given to is_name"; the message ends with the value's type and the value.
+
+    >>> check_text(7, "the name given to is_name")
+    Traceback (most recent call last):
+    TypeError: the name given to is_name must be a string, not int (7).
     """
     if not isinstance(value, str):
-        raise TypeError(f"{what} must be a string, not {type(value).__name__}.")
+        raise TypeError(f"{what} must be a string, not {type(value).__name__} ({value!r:.40}).")
 
 
 def check_positive_int(name: str, value, *, allow_none: bool = False, hint: str = "") -> None:

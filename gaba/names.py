@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from nameparser.config.titles import TITLES as _nameparser_titles
 
+from .checks import check_text
 from .data.news import plain_unicode
 
 
@@ -96,12 +97,6 @@ def normalize_name(name: str) -> str:
     return s.rstrip(".").strip()
 
 
-def _need_text(value, caller: str) -> None:
-    """Raise TypeError unless ``value`` is a string (``caller`` names the function)."""
-    if not isinstance(value, str):
-        raise TypeError(f"{caller} takes a string, not a {type(value).__name__} ({value!r:.40}).")
-
-
 def _need_names(names) -> None:
     """Raise TypeError for one string where a list of names is wanted (it would be read letter by letter)."""
     if isinstance(names, str):
@@ -110,7 +105,7 @@ def _need_names(names) -> None:
 
 def lower_words(name: str) -> list[str]:
     """The lowercase words of a text (letters, digits, ``&`` and ``-``)."""
-    _need_text(name, "lower_words")
+    check_text(name, "the name given to lower_words")
     return re.findall(r"[\w&-]+", name.lower())
 
 
@@ -138,7 +133,7 @@ def mentions(sentence: str, name: str) -> bool:
 
     A distinctive word has 3+ letters and is not an organisation or function word ("Group" is not).
     """
-    _need_text(sentence, "mentions")
+    check_text(sentence, "the sentence given to mentions")
     name = normalize_name(name)
     if not name:
         return False
@@ -158,7 +153,7 @@ def is_name(name: str) -> bool:
     >>> is_name("Lena Marsh"), is_name("she"), is_name("Most"), is_name("The University"), is_name("Trust Fund")
     (True, False, False, False, True)
     """
-    _need_text(name, "is_name")
+    check_text(name, "the name given to is_name")
     words = lower_words(name)
     if words[:1] == ["the"]:
         words = words[1:]
@@ -204,14 +199,14 @@ def capitalised_in(name: str, text: str) -> bool:
 
 def looks_like_org(name: str) -> bool:
     """Whether ``name`` ends in an organisation word (:data:`ORG_WORDS`)."""
-    _need_text(name, "looks_like_org")
+    check_text(name, "the name given to looks_like_org")
     toks = lower_words(name)
     return bool(toks) and toks[-1] in ORG_WORDS
 
 
 def looks_like_person(name: str) -> bool:
     """Whether ``name`` looks like a person's: two or three capitalised words, not an organisation."""
-    _need_text(name, "looks_like_person")
+    check_text(name, "the name given to looks_like_person")
     toks = name.split()
     return len(toks) in (2, 3) and all(t[:1].isupper() for t in toks) and not looks_like_org(name)
 
@@ -222,7 +217,7 @@ def strip_title(name: str, *, extended: bool = False) -> str:
     ``extended=True`` also drops :data:`ALL_TITLES` when two capitalised words remain, the last no
     organisation word ("General Motors" stays).
     """
-    _need_text(name, "strip_title")
+    check_text(name, "the name given to strip_title")
     words = name.split()
     while len(words) > 1 and words[0].rstrip(".").lower() in TITLES and words[1][:1].isupper():
         words = words[1:]

@@ -8,10 +8,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .checks import check_positive_int
+from .checks import check_positive_int, check_text
 from .data.news import load_documents
 from .errors import DocumentError
-from .names import UPPER, _need_text
+from .names import UPPER
 from .tokens import estimate_tokens
 
 
@@ -30,7 +30,7 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
     ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """
-    _need_text(text, "split_sentences")
+    check_text(text, "the text given to split_sentences")
     if re.search(r"\n[ \t]*\n", text.strip()):
         return [s for block in re.split(r"\n[ \t]*\n", text.strip()) for s in split_sentences(block)]
     parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?(?:" + UPPER + r"|\d))", text.strip())
