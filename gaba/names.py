@@ -29,8 +29,9 @@ ORG_WORDS = frozenset("""
 #: Titles before a person's name, dropped from the canonical name and kept as an alias.
 TITLES = frozenset("""dr doctor prof professor mr mrs ms miss mx sir dame lord lady king queen prince
     princess emperor empress duke duchess rev reverend""".split())
-#: :data:`TITLES` plus the ~800 personal titles of ``nameparser`` ("General", "Coach", ...).
-ALL_TITLES = frozenset(_nameparser_titles) | TITLES
+#: :data:`TITLES` plus the ~800 personal titles of ``nameparser`` ("General", "Coach", ...), less
+#: "St" and "Saint", which open places' names ("St Bride's Hall") far more often than a person's.
+ALL_TITLES = (frozenset(_nameparser_titles) | TITLES) - {"st", "saint", "sainte"}
 #: Function words: never a distinctive word of a name, never the first word of one.
 FUNCTION_WORDS = frozenset("""a an and as at after before but by for from in of on since the this that
     to when while with""".split())

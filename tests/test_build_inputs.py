@@ -667,3 +667,9 @@ def test_an_e_mail_and_a_fact_sheet_keep_their_header_lines_apart(tmp_path):
     found = names.candidate_names(mail) + names.candidate_names(sheet)
     assert {"Marta Quill", "Harlow Choir", "Agnes Pell", "Rusholme Conservatory"} <= set(found)
     assert not [n for n in found if n.endswith((" Subject", " Home", " Chair"))]
+
+
+def test_a_place_named_after_a_saint_keeps_its_saint():
+    """Before: "St" and "Saint" were personal titles, so "St Bride's Hall" became "Bride's Hall"."""
+    text = "The choir sings at St Bride's Hall. Ward 12 of St. Aldric's Hospital reopened. Coach Ada Lind won."
+    assert names.candidate_names(text) == ["St Bride's Hall", "Ward 12", "St. Aldric's Hospital", "Ada Lind"]
