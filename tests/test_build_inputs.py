@@ -673,3 +673,28 @@ def test_a_place_named_after_a_saint_keeps_its_saint():
     """Before: "St" and "Saint" were personal titles, so "St Bride's Hall" became "Bride's Hall"."""
     text = "The choir sings at St Bride's Hall. Ward 12 of St. Aldric's Hospital reopened. Coach Ada Lind won."
     assert names.candidate_names(text) == ["St Bride's Hall", "Ward 12", "St. Aldric's Hospital", "Ada Lind"]
+
+
+def test_files_of_other_kinds_are_named_not_skipped_silently(tmp_path):
+    """Before: a folder's PDFs and web pages were left out without a word, and a PDF given as the
+    path was reported as "not valid JSON"."""
+    (tmp_path / "a.txt").write_text("Acme hired Ann Lee.")
+    (tmp_path / "b.pdf").write_bytes(b"%PDF-1.4 \x00\x01")
+    (tmp_path / "c.html").write_text("<p>Acme</p>")
+    (tmp_path / ".DS_Store").write_bytes(b"\x00")          # hidden files are not the reader's documents
+    with pytest.warns(UserWarning, match=r"skipped 2 other file\(s\) \(1 \.html, 1 \.pdf\)"):
+        assert [d["id"] for d in load_documents(tmp_path)] == ["a"]
+    with pytest.raises(DocumentError, match=r"neither a \.txt nor a \.md file nor a JSON list"):
+        load_documents(tmp_path / "b.pdf")
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "b.pdf").write_bytes(b"%PDF")
+    with pytest.raises(DocumentError, match=r"holds no \.txt or \.md files; it holds 1 \.pdf"):
+        load_documents(only)
+
+
+def test_cli_build_graph_of_a_pdf_is_one_line(tmp_path, capsys):
+    (tmp_path / "report.pdf").write_bytes(b"%PDF-1.4 \x00")
+    assert main(["build-graph", str(tmp_path / "report.pdf")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "convert it to plain text" in err[0]

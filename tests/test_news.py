@@ -139,7 +139,8 @@ def test_json_file_and_folder(tmp_path):
     (folder / "b.txt").write_text("Bee.")
     (folder / "sub" / "a.md").write_text("# A\nAy.")
     (folder / "ignored.csv").write_text("x,y")
-    docs = load_documents(folder)
+    with pytest.warns(UserWarning, match=r"skipped 1 other file\(s\) \(1 \.csv\)"):
+        docs = load_documents(folder)
     assert [d["id"] for d in docs] == ["b", "sub/a"]
     assert docs[1]["title"] == "a"
 

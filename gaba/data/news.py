@@ -200,9 +200,12 @@ def _from_folder(folder: Path) -> list[dict]:
     """The ``.txt``/``.md`` files under ``folder``, skipping symbolic links (they could loop)."""
     files: list[Path] = []
     links: list[str] = []
+    other: Counter[str] = Counter()        # files of other kinds (a PDF, a web page) are not read
     for root, dirs, names in os.walk(folder):               # os.walk does not enter linked folders
         here = Path(root)
         links += [(here / d).relative_to(folder).as_posix() + "/" for d in dirs if (here / d).is_symlink()]
+        other.update(Path(name).suffix.lower() or "(no suffix)" for name in names
+                      if Path(name).suffix.lower() not in TEXT_SUFFIXES and not name.startswith("."))
         for p in (here / name for name in names if Path(name).suffix.lower() in TEXT_SUFFIXES):
             if p.is_symlink():
                 links.append(p.relative_to(folder).as_posix())
@@ -213,9 +216,15 @@ def _from_folder(folder: Path) -> list[dict]:
         warnings.warn(f"skipped {len(links)} symbolic link(s) in {folder} (links are not read as "
                       f"documents; copy the files in instead): {shown}", UserWarning, stacklevel=3)
     files.sort(key=lambda p: p.relative_to(folder).as_posix())
+    kinds = ", ".join(f"{n} {suffix}" for suffix, n in sorted(other.items()))
     if not files:
         extra = f" (skipped {len(links)} symbolic link(s))" if links else ""
+        extra += f"; it holds {kinds}: convert them to plain text first" if other else ""
         raise DocumentError(f"{folder} holds no {' or '.join(TEXT_SUFFIXES)} files{extra}.")
+    if other:
+        warnings.warn(f"read only the {' and '.join(TEXT_SUFFIXES)} files in {folder}; skipped "
+                      f"{sum(other.values())} other file(s) ({kinds}): convert them to plain text to "
+                      "include them", UserWarning, stacklevel=3)
     # id = path without suffix; when two files differ only by suffix (x.txt, x.md), keep it
     stems = Counter(p.relative_to(folder).with_suffix("").as_posix() for p in files)
     items, bad = [], []
@@ -262,7 +271,14 @@ def load_documents(source: Any = None) -> list[dict]:
         if path.suffix.lower() in TEXT_SUFFIXES:     # one document: id and title are the file's stem
             return _normalise([{"id": _file_name(path.stem or path.name), "title": _file_name(path.stem),
                                 "text": _read_text(path)}])
-        data = _read_json(path)
+        if path.suffix.lower() != ".json":
+            try:
+                data = _read_json(path)
+            except DocumentError:
+                raise DocumentError(f"{path} is neither a {' nor a '.join(TEXT_SUFFIXES)} file nor a JSON "
+                                    "list of documents; convert it to plain text first.") from None
+        else:
+            data = _read_json(path)
         if not isinstance(data, list):
             raise DocumentError(f"{path} holds a JSON {type(data).__name__}; expected a list of "
                                 'strings or of {"id", "text"} objects.')
