@@ -242,7 +242,8 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
                   embed_threshold: float = 0.9, max_candidates: int = 50) -> Links:
     """The graph's entities a question talks about, found by tiers, cheapest and surest first.
 
-    Tiers: ``exact``/``alias``, ``fuzzy`` (shared rare name words), ``embedding`` (name-like
+    Tiers: ``exact``/``alias``/``surname`` (a person's last name alone, when it is no other
+    node's), ``fuzzy`` (shared rare name words), ``embedding`` (name-like
     phrases, cosine ``embed_threshold``); ``method`` is the deepest tier used. A common or lowercase
     one-word name needs a neighbour or relation in the question. Returns an empty :class:`Links`
     when nothing matches; raises ``ValueError`` for a bad question, method or threshold.
@@ -277,7 +278,7 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
     firm = {m.name for _, _, m in found if not _one_word_needs_context(m.surface)}
     first: dict[str, Match] = {}                         # each node once, at its first mention
     for _, _, m in sorted(found, key=lambda x: x[0]):
-        if m.method in ("exact", "alias") and _one_word_needs_context(m.surface) \
+        if m.method in ("exact", "alias", "surname") and _one_word_needs_context(m.surface) \
                 and not _has_context(idx, m.name, question, firm - {m.name}):
             links.notes.append(f"{m.surface!r} could be the entity {m.name!r} or an ordinary "
                                "word; not linked (the question names none of its neighbours or relations)")

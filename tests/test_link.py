@@ -282,3 +282,27 @@ def test_a_one_word_name_written_in_lowercase_is_a_common_word():
     assert find_entities("who wrote the ledger of orvane?", G) == ["Ledger of Orvane"]   # longer names: any case
     # a question all in lowercase says nothing by case: its one-word names count
     assert find_entities("where did tamsel serve at orvane abbey?", G) == ["Tamsel", "Orvane Abbey"]
+
+
+def _people_graph():
+    import networkx as nx
+    G = nx.MultiDiGraph()
+    G.add_edge("Hana Okello", "Fernwell Trust", key="founded", relation="founded")
+    G.add_edge("Ida Brandt", "Fernwell Trust", key="chairs", relation="chairs")
+    G.add_edge("Ola Brandt", "Tern Works", key="owns", relation="owns")
+    G.add_edge("Tern Works", "Okello Mills", key="supplies", relation="supplies")
+    for n, t in [("Hana Okello", "person"), ("Ida Brandt", "person"), ("Ola Brandt", "person"),
+                 ("Fernwell Trust", "org"), ("Tern Works", "org"), ("Okello Mills", "org")]:
+        G.nodes[n]["type"] = t
+    return G
+
+
+@pytest.mark.parametrize("question, names", [
+    ("What did Okello found?", ["Hana Okello"]),        # a person's last name alone (failed before)
+    ("what did okello found?", ["Hana Okello"]),        # lowercase: the relation word is its context
+    ("Who is okello?", []),                             # lowercase in a cased question, no context
+    ("What does Brandt own?", []),                      # two people are called Brandt
+    ("Who runs Okello Mills?", ["Okello Mills"]),       # a whole name is not read as the surname
+])
+def test_a_person_is_found_by_last_name(question, names):
+    assert [m.name for m in link_entities(question, _people_graph(), method="exact")] == names
