@@ -65,10 +65,13 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
                 return not (k in kind and c in kind and (kind[k] == "place") != (kind[c] == "place"))
 
             # "Teodor Raskin's Second Cello Concerto" is not a longer form of "Teodor Raskin"
-            prefix = {canon[c] for c in starts.get(t, ()) if fits(c) and toks[c][len(t)] != "s"}
+            longer = [c for c in starts.get(t, ()) if fits(c) and toks[c][len(t)] != "s"]
             # "Kestrel Motors" is not a short form of "CEO of Kestrel Motors": no suffix into a connected name
             suffix = {canon[c] for c in ends.get(t, ()) if fits(c)
                       and not any(w in _CONNECTOR_WORDS for w in toks[c])}
+            if suffix:             # "Marlowe" is Edda Marlowe, a partner in "Marlowe & Pryce", not the firm
+                longer = [c for c in longer if toks[c][len(t)] not in ("&", "and")]
+            prefix = {canon[c] for c in longer}
             only = prefix or suffix                 # a prefix match first, else a suffix match
             canon[k] = only.pop() if len(only) == 1 else k
         for j in range(1, len(t)):

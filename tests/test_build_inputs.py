@@ -698,3 +698,12 @@ def test_cli_build_graph_of_a_pdf_is_one_line(tmp_path, capsys):
     assert main(["build-graph", str(tmp_path / "report.pdf")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "convert it to plain text" in err[0]
+
+
+def test_a_partner_s_name_is_the_person_not_the_firm():
+    """Before: "Marlowe" (in "Marlowe left ... to found her own firm, Marlowe & Pryce") became the
+    firm, so the firm left Edda Marlowe's employer. A name that opens a partnership's name is the
+    partner when a person of that name exists; alone, it is still the firm's short form."""
+    names = ["Edda Marlowe", "Marlowe", "Marlowe & Pryce", "Daniel Pryce"]
+    assert reconcile_entities(names)["Marlowe"] == "Edda Marlowe"
+    assert reconcile_entities(["Marlowe", "Marlowe & Pryce"])["Marlowe"] == "Marlowe & Pryce"
