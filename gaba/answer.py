@@ -21,7 +21,7 @@ from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
 from .checks import check_positive_int, check_text
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
 from .graph import Fact, _check_facts, fact_sentence
-from .names import FUNCTION_WORDS, whole_words
+from .names import FUNCTION_WORDS, find_mentions
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
 ABSTAIN = "I don't know"
@@ -215,13 +215,12 @@ def is_abstention(answer: str) -> bool:
                           r"(contain|say|state|mention|include)", a))
 
 
-def _names(answer: str, names: Sequence[str]) -> bool:
-    """Whether ``answer`` names one of ``names``: as whole words, or the whole answer is a
-    capitalised short form that opens one ("Ambry" for "Ambry Technical College")."""
+def _opens(answer: str, names: Sequence[str]) -> bool:
+    """Whether the whole ``answer`` is a capitalised short form that opens one of ``names`` ("Ambry"
+    for "Ambry Technical College")."""
     short = answer.strip().rstrip(".").strip()
     opens = short[:1].isupper() and short.split()[0].casefold() not in FUNCTION_WORDS
-    return any(re.search(whole_words(n.casefold()), answer.casefold())
-               or (opens and n.casefold().startswith(short.casefold() + " ")) for n in names if n)
+    return opens and any(n.casefold().startswith(short.casefold() + " ") for n in names if n)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,7 +270,11 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     if not cited:
         return Grounding(False, "the reply cites none of the facts it was given")
     g, _ = _fact_graph(facts)
-    named = [c for c in sorted(set(g) - set(entities)) if _names(answer, [c, *aliases.get(c, ())])]
+    # a name counts where the answer writes it, not inside a longer name it writes: "Marlowe" (Edda
+    # Marlowe) is not named by "Marlowe & Pryce"
+    surfaces = {s.casefold(): n for n in g for s in aliases.get(n, ())} | {n.casefold(): n for n in g}
+    said = {surfaces[p] for *_, p in find_mentions(answer.casefold(), surfaces)}
+    named = [c for c in sorted(set(g) - set(entities)) if c in said or _opens(answer, [c, *aliases.get(c, ())])]
     if not named:
         return Grounding(False, "the answer names no entity of the given facts other than the question's", cited)
 

@@ -123,3 +123,15 @@ def test_a_source_sentence_restated_cites_its_facts_that_touch_the_names():
     assert cited_facts(reply("Wenna Dray designed a venue."), facts, evidence) == []
     assert cited_facts(reply("Pell Hall opened with the Osk Quartet."), [opened, other], evidence) == [opened]
     assert cited_facts(reply("Wenna Dray designed Pell Hall."), facts, evidence, restated=False) == []
+
+
+def test_a_short_name_inside_a_longer_name_of_the_answer_does_not_count():
+    """Before: "Marlowe & Pryce bought Marlowe & Pryce." was accepted as naming Edda Marlowe, whose
+    alias "Marlowe" is a word of the firm's name (the question's own entity)."""
+    facts = [("Edda Marlowe", "founded", "Marlowe & Pryce"), ("Edda Marlowe", "born_in", "Kettering")]
+    aliases = {"Edda Marlowe": ["Marlowe"]}
+    reply = "Facts used: Edda Marlowe founded Marlowe & Pryce.\nAnswer: Marlowe & Pryce bought Marlowe & Pryce."
+    verdict = check_grounding(reply, facts, ["Marlowe & Pryce"], aliases=aliases)
+    assert not verdict.accepted and "names no entity" in verdict.reason
+    right = "Facts used: Edda Marlowe founded Marlowe & Pryce.\nAnswer: Marlowe"
+    assert check_grounding(right, facts, ["Marlowe & Pryce"], aliases=aliases).answer_entities == ("Edda Marlowe",)
