@@ -14,7 +14,7 @@ from rapidfuzz import fuzz, process
 
 from .data.triple import Triple
 from .names import (CALENDAR, FUNCTION_WORDS, candidate_names, capitalised_in, is_name, looks_like_org,
-                    looks_like_person, lower_words, mentions, normalize_name, strip_title, whole_words)
+                    looks_like_person, lower_words, mentions, normalize_name, strip_title, UPPER, whole_words)
 from .passages import require_document, split_sentences
 from .prompts import ENTITY_TYPES
 from .request import FALLBACK_RELATION, schema_relations
@@ -191,6 +191,8 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         subj, obj, stype, otype = obj, subj, otype, stype
     elif passive_read_as_active(pred, sentences[i], subj, obj):
         pred += "_by"
+    elif agent := other_agent(pred, sentences[i], subj, obj):
+        return f"the sentence says {pred.split('_')[0]!r} by {agent!r}, neither {subj!r} nor {obj!r}"
     return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
 
 
@@ -245,6 +247,28 @@ def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str)
         if not mentions(obj_re.sub(" ", before), subject):
             return True
     return False
+
+
+def other_agent(predicate: str, sentence: str, subject: str, obj: str) -> str | None:
+    """The agent of a passive "<be> <predicate> ... by <Name>" in the sentence when it is neither
+    ``subject`` nor ``obj``: a record of a bare verb then names someone else as the doer ("It was
+    founded in 1921 by Ann Lee" read as "Acme founded Leeds"). Not for a verb with a preposition:
+    "jets were leased to Tern Air by Orrel Leasing" gives "jets leased_to Tern Air" rightly.
+
+    >>> other_agent("founded", "It was founded in 1921 by Ann Lee.", "Lee Mills", "Leeds")
+    'Ann Lee'
+    >>> other_agent("leased_to", "Jets were leased to Tern Air by Orrel Leasing.", "Jets", "Tern Air")
+    """
+    words = predicate.split("_")
+    if len(words) != 1:
+        return None
+    for m in re.finditer(_PASSIVE.format(verb=re.escape(words[0])), sentence, flags=re.I):
+        agent = re.match(r"\s+(?:the\s+)?(" + UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*)",
+                         sentence[m.end():])
+        if agent and not any(re.search(whole_words(a), b, flags=re.I)       # the whole name, not a word of it
+                             for x in (subject, obj) for a, b in ((x, agent.group(1)), (agent.group(1), x))):
+            return agent.group(1).rstrip(".")
+    return None
 
 
 def agent_read_backwards(predicate: str, sentence: str, subject: str, obj: str) -> bool:

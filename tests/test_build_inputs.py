@@ -707,3 +707,15 @@ def test_a_partner_s_name_is_the_person_not_the_firm():
     names = ["Edda Marlowe", "Marlowe", "Marlowe & Pryce", "Daniel Pryce"]
     assert reconcile_entities(names)["Marlowe"] == "Edda Marlowe"
     assert reconcile_entities(["Marlowe", "Marlowe & Pryce"])["Marlowe"] == "Marlowe & Pryce"
+
+
+def test_a_bare_verb_record_that_misses_the_passive_s_agent_is_refused():
+    """Before: "Keel & Varga, a firm based in Corran, was founded in 1972 by Hollis Keel" kept
+    "Keel & Varga founded Corran" beside the right "Keel & Varga founded_by Hollis Keel"."""
+    doc = {"id": "d1", "text": "Keel & Varga, a firm based in Corran, was founded in 1972 by Hollis Keel."}
+    rec = {"sentence": 1, "subject_type": "org", "object_type": "place"}
+    kept, refused = validate_triples([{**rec, "subject": "Keel & Varga", "predicate": "founded", "object": "Corran"},
+                                      {**rec, "subject": "Keel & Varga", "predicate": "founded",
+                                       "object": "Hollis Keel", "object_type": "person"}], doc)
+    assert [(t.subject, t.relation, t.object) for t in kept] == [("Keel & Varga", "founded_by", "Hollis Keel")]
+    assert "by 'Hollis Keel'" in refused[0].reason
