@@ -719,3 +719,9 @@ def test_a_bare_verb_record_that_misses_the_passive_s_agent_is_refused():
                                        "object": "Hollis Keel", "object_type": "person"}], doc)
     assert [(t.subject, t.relation, t.object) for t in kept] == [("Keel & Varga", "founded_by", "Hollis Keel")]
     assert "by 'Hollis Keel'" in refused[0].reason
+
+
+def test_a_wrapped_line_of_prose_that_opens_like_a_field_stays_in_its_sentence():
+    text = load_documents(["The mayor said: we will\nbuild the bridge first.\n\nNote: it rained.\nDate: 3 May"])[0]["text"]
+    assert split_sentences(text) == ["The mayor said: we will build the bridge first.", "Note: it rained.",
+                                     "Date: 3 May."]

@@ -66,11 +66,12 @@ def plain_layout(text: str) -> str:
     Markdown, e-mail and hard-wrapped files put a heading, a list item or a new paragraph on a new
     line with no full stop before it ("# About Acme" then "Acme makes vans."), and the sentence
     splitter and the name finder would read one sentence "About Acme Acme makes vans". So: a blank
-    line, a heading, a list item or a quotation starts a block; a heading, a field ("Subject: ...")
-    or a table row is a block of one line, and so is a short line ending in a capitalised word
-    before a capitalised line (a signature: "Ann Lee" then "Chair, Acme"); the other line breaks are spaces (wrapped lines); Markdown
-    marks and link targets go; a block that does not end a sentence gets a full stop (for a
-    trailing comma); blocks are joined by a blank line. Text on one line is returned unchanged.
+    line, a heading, a list item or a quotation starts a block; a heading, a table row or a field
+    ("Subject: ...", beside another field or between blank lines) is a block of one line, and so is a
+    short line ending in a capitalised word before a capitalised line (a signature: "Ann Lee" then
+    "Chair, Acme"); the other line breaks are spaces (wrapped lines); Markdown marks and link
+    targets go; a block that does not end a sentence gets a full stop (for a trailing comma);
+    blocks are joined by a blank line. Text on one line is returned unchanged.
 
     >>> plain_layout("# About Acme\nAcme makes **vans** in\nLeeds.\n\n- founded by [Ann Lee](https://x.org)")
     'About Acme.\n\nAcme makes vans in Leeds.\n\nfounded by Ann Lee.'
@@ -90,13 +91,25 @@ def plain_layout(text: str) -> str:
             lines.clear()
 
     rows = text.splitlines()
+
+    def field(i: int) -> bool:
+        """Line ``i`` is a table row or looks like a field ("Subject: ..."); the caller also wants
+        a field beside another, or alone between blank lines: a wrapped line of prose can open with
+        "The mayor said: ..." too."""
+        line = rows[i].strip() if 0 <= i < len(rows) else ""
+        return line[:1] == "|" or bool(line[:1].isupper() and _ONE_LINE.match(line))
+
+    def blank(i: int) -> bool:
+        return not (0 <= i < len(rows)) or not rows[i].strip()
+
     for n, line in enumerate(rows):
         words = line.strip()
         if not words or _SEPARATOR.fullmatch(words):
             end_block()
             continue
         start = _BLOCK_START.match(line)
-        one_line = bool(start and start.group(1)) or bool(_ONE_LINE.match(line) and words[:1] in "|" + words[:1].upper())
+        one_line = bool(start and start.group(1)) or (field(n) and (
+            words[:1] == "|" or field(n - 1) or field(n + 1) or blank(n - 1) and blank(n + 1)))
         if start or one_line:
             end_block()
         if start:
