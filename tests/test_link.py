@@ -287,10 +287,9 @@ def test_a_one_word_name_written_in_lowercase_is_a_common_word():
 def _people_graph():
     import networkx as nx
     G = nx.MultiDiGraph()
-    G.add_edge("Hana Okello", "Fernwell Trust", key="founded", relation="founded")
-    G.add_edge("Ida Brandt", "Fernwell Trust", key="chairs", relation="chairs")
-    G.add_edge("Ola Brandt", "Tern Works", key="owns", relation="owns")
-    G.add_edge("Tern Works", "Okello Mills", key="supplies", relation="supplies")
+    for s, r, o in [("Hana Okello", "founded", "Fernwell Trust"), ("Ida Brandt", "chairs", "Fernwell Trust"),
+                    ("Ola Brandt", "owns", "Tern Works"), ("Tern Works", "supplies", "Okello Mills")]:
+        G.add_edge(s, o, key=r, relation=r)
     for n, t in [("Hana Okello", "person"), ("Ida Brandt", "person"), ("Ola Brandt", "person"),
                  ("Fernwell Trust", "org"), ("Tern Works", "org"), ("Okello Mills", "org")]:
         G.nodes[n]["type"] = t
