@@ -725,3 +725,11 @@ def test_a_wrapped_line_of_prose_that_opens_like_a_field_stays_in_its_sentence()
     text = load_documents(["The mayor said: we will\nbuild the bridge first.\n\nNote: it rained.\nDate: 3 May"])[0]["text"]
     assert split_sentences(text) == ["The mayor said: we will build the bridge first.", "Note: it rained.",
                                      "Date: 3 May."]
+
+
+def test_a_fenced_code_block_is_not_read_as_prose():
+    """Before: the lines of a Markdown code block were sentences, and "Foo(Bar)" offered names."""
+    note = "Acme makes vans.\n\n```python\nx = Foo(Bar)\n# not a heading\n```\n\nAnn Lee runs Acme.\n"
+    text = load_documents([note])[0]["text"]
+    assert split_sentences(text) == ["Acme makes vans.", "Ann Lee runs Acme."]
+    assert names.candidate_names(text) == ["Acme", "Ann Lee"]

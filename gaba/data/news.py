@@ -51,8 +51,8 @@ def plain_unicode(text: str) -> str:
 _BLOCK_START = re.compile(r"^[ \t]{0,3}(?:(#{1,6})[ \t]+|[-*+\u2022][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]?)")
 #: A line that is a block on its own: a field ("Subject: ...", "Founded: 1962") or a table row.
 _ONE_LINE = re.compile(r"^[ \t]*(?:[^\W\d_][\w'\u2019 -]{0,24}:[ \t]+\S|\|)")
-#: A line that only separates blocks: a rule ("---", "==="), a table's rule or a code fence.
-_SEPARATOR = re.compile(r"(?:[-*_=][ \t]*){3,}|\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*(?::?-{3,}:?)?|```.*|~~~.*")
+#: A line that only separates blocks: a rule ("---", "===") or a table's rule.
+_SEPARATOR = re.compile(r"(?:[-*_=][ \t]*){3,}|\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*(?::?-{3,}:?)?")
 #: How a sentence ends: punctuation, then any closing quotes or brackets.
 _ENDED = re.compile(r"[.!?:;\u2026][\"'\u201d\u2019)\]]*$")
 #: A line of at most this many words that ends in a capitalised word, without a full stop, before a
@@ -69,8 +69,8 @@ def plain_layout(text: str) -> str:
     line, a heading, a list item or a quotation starts a block; a heading, a table row or a field
     ("Subject: ...", beside another field or between blank lines) is a block of one line, and so is a
     short line ending in a capitalised word before a capitalised line (a signature: "Ann Lee" then
-    "Chair, Acme"); the other line breaks are spaces (wrapped lines); Markdown marks and link
-    targets go; a block that does not end a sentence gets a full stop (for a trailing comma);
+    "Chair, Acme"); the other line breaks are spaces (wrapped lines); fenced code blocks, Markdown
+    marks and link targets go; a block that does not end a sentence gets a full stop (for a trailing comma);
     blocks are joined by a blank line. Text on one line is returned unchanged.
 
     >>> plain_layout("# About Acme\nAcme makes **vans** in\nLeeds.\n\n- founded by [Ann Lee](https://x.org)")
@@ -102,8 +102,14 @@ def plain_layout(text: str) -> str:
     def blank(i: int) -> bool:
         return not (0 <= i < len(rows)) or not rows[i].strip()
 
+    fence = ""                                   # inside a fenced code block: its fence ("```")
     for n, line in enumerate(rows):
         words = line.strip()
+        if fence or words.startswith(("```", "~~~")):      # code is no prose: the block is left out
+            end_block()
+            if words.startswith(fence or words[:3]):
+                fence = "" if fence else words[:3]
+            continue
         if not words or _SEPARATOR.fullmatch(words):
             end_block()
             continue
