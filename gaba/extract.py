@@ -19,7 +19,7 @@ from .data.triple import Triple
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .kgcache import (CACHE_FORMAT, kg_cache_dir, read_entry, recorded_seconds, triples_cache_key,
                       write_entry)
-from .names import candidate_names, resolve_descriptions
+from .names import candidate_names, description_heads, resolve_descriptions
 from .passages import as_document, check_document, split_document, split_sentences
 from .request import extraction_request, facts_from_rows, prompt_version
 from .validate import Rejection, validate_triples
@@ -163,9 +163,13 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     from tqdm import tqdm
 
     t0 = time.perf_counter()
-    docs = [{**p, "text": resolve_descriptions(p["text"], " ".join(q["text"] for q in parts[:i]))}
-            for d in load_documents(documents) for parts in [split_document(d)]
-            for i, p in enumerate(parts)]        # "the agency" -> its name, named in this or an earlier passage
+    docs = []
+    for d in load_documents(documents):
+        earlier: dict[str, set[str]] = {}    # "the agency" -> its name, named in this or an earlier passage
+        for p in split_document(d):
+            docs.append({**p, "text": resolve_descriptions(p["text"], earlier)})
+            for head, names in description_heads(p["text"]).items():
+                earlier.setdefault(head, set()).update(names)
     for d in docs:                  # a long document is fine; a passage the model cannot read is not
         check_document(d)
     # document "x#1" and passage 1 of a long "x": one id, one passage's records and failure lost

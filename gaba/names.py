@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from nameparser.config.titles import TITLES as _nameparser_titles
 
@@ -301,26 +301,34 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
 _DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)")
 
 
-def resolve_descriptions(text: str, before: str = "") -> str:
+def description_heads(text: str) -> dict[str, set[str]]:
+    """The names of two or more words in ``text`` by their last word, case-folded: what a later
+    "the <noun>" can refer back to.
+
+    >>> description_heads("Osk Freight Agency hired Ann Lee.")
+    {'agency': {'Osk Freight Agency'}, 'lee': {'Ann Lee'}}
+    """
+    heads: dict[str, set[str]] = {}
+    for name in capitalised_names(text):
+        if len(name.split()) >= 2:
+            heads.setdefault(name.split()[-1].casefold(), set()).add(name)
+    return heads
+
+
+def resolve_descriptions(text: str, earlier: Mapping[str, set[str]] | None = None) -> str:
     """``text`` with each "the <noun>" (not "the <noun> of") that refers back to a name written as that name.
 
     Resolved only when exactly one name of two or more words in ``text`` ends in that noun and is
     written before it ("the university" is not "University of Caldermoor"). When no name in ``text``
-    ends in the noun, the names of ``before`` (the earlier passages of a long document) are used.
+    ends in the noun, the names of ``earlier`` (:func:`description_heads` of the earlier passages of
+    a long document) are used.
 
     >>> resolve_descriptions("Osk Freight Agency opened in May. The agency has 40 staff.")
     'Osk Freight Agency opened in May. The Osk Freight Agency has 40 staff.'
-    >>> resolve_descriptions("The agency has 40 staff.", before="Osk Freight Agency opened in May.")
+    >>> resolve_descriptions("The agency has 40 staff.", description_heads("Osk Freight Agency opened."))
     'The Osk Freight Agency has 40 staff.'
     """
-    def heads_of(words: str) -> dict[str, set[str]]:
-        heads: dict[str, set[str]] = {}
-        for name in capitalised_names(words):
-            if len(name.split()) >= 2:
-                heads.setdefault(name.split()[-1].casefold(), set()).add(name)
-        return heads
-
-    heads, earlier = heads_of(text), heads_of(before) if before else {}
+    heads, earlier = description_heads(text), earlier or {}
 
     def resolve(m: re.Match) -> str:
         names = heads.get(m.group(2), set())
