@@ -26,14 +26,12 @@ class NameIndex:
             for alias in node_aliases(G, node):
                 if key := phrase_key(alias):
                     self._add(key, node, "alias")
-        for node in names:
-            if key := phrase_key(node):
-                self._add(key, node, "exact")
         # a person's last name alone ("Okello" for "Hana Okello"): questions use it where the texts
         # may not; only when it names no other node or alias and ends no other person's name
         people: dict[tuple[str, ...], list[str]] = defaultdict(list)
         for node in names:
-            key = phrase_key(node)
+            if key := phrase_key(node):
+                self._add(key, node, "exact")
             if G.nodes[node].get("type") == "person" and len(key) >= 2 and len(key[-1]) >= 3 and key[-1].isalpha():
                 people[key[-1:]].append(node)
         for key, nodes in people.items():

@@ -31,8 +31,8 @@ def split_sentences(text: str) -> list[str]:
     ['Dr. Ann Lee met J. Tarn.', 'They talked.']
     """
     check_text(text, "the text given to split_sentences")
-    if re.search(r"\n[ \t]*\n", text.strip()):
-        return [s for block in re.split(r"\n[ \t]*\n", text.strip()) for s in split_sentences(block)]
+    if len(blocks := re.split(r"\n[ \t]*\n", text.strip())) > 1:
+        return [s for block in blocks for s in split_sentences(block)]
     parts = re.split(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?(?:" + UPPER + r"|\d))", text.strip())
     out: list[str] = []
     for p in (p.strip() for p in parts):

@@ -70,8 +70,8 @@ def plain_layout(text: str) -> str:
     ("Subject: ...", beside another field or between blank lines) is a block of one line, and so is a
     short line ending in a capitalised word before a capitalised line (a signature: "Ann Lee" then
     "Chair, Acme"); the other line breaks are spaces (wrapped lines); fenced code blocks, Markdown
-    marks and link targets go; a block that does not end a sentence gets a full stop (for a trailing comma);
-    blocks are joined by a blank line. Text on one line is returned unchanged.
+    marks and link targets go; a block that does not end a sentence gets a full stop (for a
+    trailing comma); blocks are joined by a blank line. Text on one line is returned unchanged.
 
     >>> plain_layout("# About Acme\nAcme makes **vans** in\nLeeds.\n\n- founded by [Ann Lee](https://x.org)")
     'About Acme.\n\nAcme makes vans in Leeds.\n\nfounded by Ann Lee.'
@@ -290,14 +290,13 @@ def load_documents(source: Any = None) -> list[dict]:
         if path.suffix.lower() in TEXT_SUFFIXES:     # one document: id and title are the file's stem
             return _normalise([{"id": _file_name(path.stem or path.name), "title": _file_name(path.stem),
                                 "text": _read_text(path)}])
-        if path.suffix.lower() != ".json":
-            try:
-                data = _read_json(path)
-            except DocumentError:
-                raise DocumentError(f"{path} is neither a {' nor a '.join(TEXT_SUFFIXES)} file nor a JSON "
-                                    "list of documents; convert it to plain text first.") from None
-        else:
+        try:
             data = _read_json(path)
+        except DocumentError:
+            if path.suffix.lower() == ".json":
+                raise
+            raise DocumentError(f"{path} is neither a {' nor a '.join(TEXT_SUFFIXES)} file nor a JSON "
+                                "list of documents; convert it to plain text first.") from None
         if not isinstance(data, list):
             raise DocumentError(f"{path} holds a JSON {type(data).__name__}; expected a list of "
                                 'strings or of {"id", "text"} objects.')
