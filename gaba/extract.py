@@ -19,7 +19,7 @@ from .data.triple import Triple
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .kgcache import (CACHE_FORMAT, kg_cache_dir, read_entry, recorded_seconds, triples_cache_key,
                       write_entry)
-from .names import candidate_names, description_heads, resolve_descriptions
+from .names import candidate_names, description_heads, resolve_descriptions, resolve_opening_pronoun
 from .passages import as_document, check_document, split_document, split_sentences
 from .request import extraction_request, facts_from_rows, prompt_version
 from .validate import Rejection, validate_triples
@@ -166,8 +166,11 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     docs = []
     for d in load_documents(documents):
         earlier: dict[str, set[str]] = {}    # "the agency" -> its name, named in this or an earlier passage
-        for p in split_document(d):
-            docs.append({**p, "text": resolve_descriptions(p["text"], earlier)})
+        parts = split_document(d)
+        for i, p in enumerate(parts):
+            text = resolve_descriptions(p["text"], earlier)
+            # a later passage's opening "He" -> the person the document opens with
+            docs.append({**p, "text": resolve_opening_pronoun(text, parts[0]["text"]) if i else text})
             for head, names in description_heads(p["text"]).items():
                 earlier.setdefault(head, set()).update(names)
     for d in docs:                  # a long document is fine; a passage the model cannot read is not

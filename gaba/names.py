@@ -297,6 +297,36 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
     return names
 
 
+#: What follows a person's name where a biography opens: "(born 1950)", "(1882 - 1952)", "was born".
+_BORN = re.compile(r"\s*(?:\([^)]*?\b(?:born|\d{3,4})\b[^)]*\)|(?:was|is)\s+born\b)", re.IGNORECASE)
+
+
+def resolve_opening_pronoun(text: str, opening: str) -> str:
+    """``text``, a later passage of a document, with the "he" or "she" of its first sentence written
+    as the person the document opens with, when that sentence names no person before it.
+
+    A long document is read passage by passage, and one that opens "He was born in Leeds" would
+    not say who was. The person is the name that opens ``opening`` (the document's first passage)
+    the way a biography opens: "Ann Lee (born 1950) ...", "Ann Lee (1882 - 1952) ...", "Ann Lee was
+    born ...". Otherwise, or when the pronoun comes after the first sentence, ``text`` is returned
+    unchanged.
+
+    >>> resolve_opening_pronoun("In 1990 she moved to Leeds. He stayed.", "Ann Lee (born 1950) paints.")
+    'In 1990 Ann Lee moved to Leeds. He stayed.'
+    """
+    m = re.search(r"\b([Hh]e|[Ss]he)\b", text)
+    if not m or not opening or re.search(r"[.!?][\"')\]]*\s", text[:m.start()]):
+        return text
+    if any(looks_like_person(n) for n in capitalised_names(text[:m.start()])):
+        return text
+    opening = opening.lstrip()
+    names = capitalised_names(opening)
+    topic = names[0] if names and opening.startswith(names[0]) else None
+    if topic is None or not looks_like_person(topic) or not _BORN.match(opening[len(topic):]):
+        return text
+    return text[:m.start()] + topic + text[m.end():]
+
+
 #: "the <noun>" in lowercase, not followed by "of" ("the bank of Tidewater" is no back-reference).
 _DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)")
 

@@ -63,6 +63,10 @@ _AUX = frozenset("""is was were are am be been being has have had will would sha
 _ARTICLES = frozenset({"a", "an", "the"})
 _RELATIVE = frozenset({"who", "whom", "which", "that"})
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you"})
+#: Words of a time phrase ("last season", "next winter", "this year"): no relation alone, like a date.
+_TIME = frozenset("""last next this previous past coming following early late season seasons year years
+    month months week weeks day days night decade decades century centuries spring summer autumn winter
+    morning evening today yesterday tomorrow""".split())
 
 
 def normalize_predicate(text: str) -> str:
@@ -73,6 +77,8 @@ def normalize_predicate(text: str) -> str:
 
     >>> normalize_predicate("has joined the board of"), normalize_predicate("is"), normalize_predicate("in 1338")
     ('joined_board_of', '', '')
+    >>> normalize_predicate("last season"), normalize_predicate("joined last season")
+    ('', 'joined_last_season')
     >>> normalize_predicate("which was sold to"), normalize_predicate("’s debut novel")
     ('sold_to', 'debut_novel')
     """
@@ -81,8 +87,9 @@ def normalize_predicate(text: str) -> str:
     while words and (words[0] in _AUX or words[0] in _RELATIVE):
         words.pop(0)
     words = [w for w in words if w not in _ARTICLES]
-    # a date or a number alone ("in 1338", "on 12 March") is no relation either
-    if not any(w not in _AUX and w not in FUNCTION_WORDS and w not in CALENDAR and not w.isdigit() for w in words):
+    # a date, a time or a number alone ("in 1338", "on 12 March", "last season") is no relation either
+    if not any(w not in _AUX and w not in FUNCTION_WORDS and w not in CALENDAR and w not in _TIME
+               and not w.isdigit() for w in words):
         return ""
     return "_".join(words)
 
@@ -117,9 +124,12 @@ def predicate_problem(predicate: str, subject: str, obj: str, names: Iterable[st
     if pronoun := next((w for w in words if w in _SUBJECT_PRONOUNS), None):
         return predicate, f"predicate {predicate!r} is a clause with its own subject ({pronoun!r})"
     padded = f"_{predicate}_"
+    own_words = set(lower_words(subject)) | set(lower_words(obj))
     for name in (subject, obj, *names):
         name_words = lower_words(name)
-        if len(name_words) >= 2 and f"_{'_'.join(name_words)}_" in padded:
+        # a name of one word counts when it is no word of the two ends ("served_under_king_odo")
+        if ((len(name_words) >= 2 or (name_words and name_words[0] not in own_words))
+                and f"_{'_'.join(name_words)}_" in padded):
             return predicate, f"predicate {predicate!r} holds the name {name!r}"
     return predicate, ""
 

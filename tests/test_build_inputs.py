@@ -733,3 +733,26 @@ def test_a_fenced_code_block_is_not_read_as_prose():
     text = load_documents([note])[0]["text"]
     assert split_sentences(text) == ["Acme makes vans.", "Ann Lee runs Acme."]
     assert names.candidate_names(text) == ["Acme", "Ann Lee"]
+
+
+def test_a_later_passage_that_opens_with_he_says_who(scripted, tmp_path):
+    """Before: a long biography's second passage, "He was born in Leeds ...", reached the extractor
+    without the name, so the birthplace (a Wikipedia bridge answer) had no subject."""
+    first = ("Tomas Varley (born 1950) is an English engineer known for the Harl Viaduct, a long rail "
+             "bridge over the River Tane, and for the design of several smaller road bridges in Yorkshire "
+             "and Lancashire. His firm, Varley Partners, worked on forty bridges across the north of England.")
+    doc = {"id": "bio", "text": first + " He was born in Leeds and studied at Orrel College in Preston."}
+    scripted.replies.extend([json.dumps({"facts": []})] * 2)
+    extract_corpus([doc], cache_dir=tmp_path / "kg", progress=False)
+    second = scripted.requests[1]["messages"][-1]["content"]
+    assert "Tomas Varley was born in Leeds" in second
+
+
+@pytest.mark.parametrize("text, opening", [
+    ("He was born in Leeds.", "Harl Viaduct opened in 1890."),              # the text opens with no person
+    ("He was born in Leeds.", "Tomas Varley designed the Harl Viaduct."),   # not the way a biography opens
+    ("Ann Lee met him. He was born in Leeds.", "Tomas Varley (born 1950) is an engineer."),  # a later sentence
+    ("Ann Lee said he was born in Leeds.", "Tomas Varley (born 1950) is an engineer."),  # a person comes first
+])
+def test_an_opening_pronoun_is_left_alone_without_a_biography_s_subject(text, opening):
+    assert names.resolve_opening_pronoun(text, opening) == text

@@ -811,6 +811,24 @@ def test_a_predicate_that_is_a_clause_or_holds_another_name_is_refused():
     assert "University" not in candidate_names("University staff met. Corrow University hired Osk Dunmore.")
 
 
+def test_a_predicate_holding_a_one_word_name_or_only_a_time_is_refused():
+    # "served at the court of King Odo" says the relation is with Odo, not with the chronicle; a
+    # time phrase ("last season") names no relation, as a date alone does not
+    doc = {"id": "p4", "text": ("Brother Tam Ulric wrote the Annals of Pesk at the court of King Odo. "
+                                "Tam Ulric preached at Pesk Abbey last season.")}
+    recs = [ofact(1, "Tam Ulric", "served at the court of King Odo", "Annals of Pesk", "person", "work"),
+            ofact(2, "Tam Ulric", "last season", "Pesk Abbey", "person", "org"),
+            ofact(1, "Tam Ulric", "wrote", "Annals of Pesk", "person", "work"),
+            ofact(2, "Tam Ulric", "preached at", "Pesk Abbey", "person", "org")]
+    kept, rejected = validate_open_triples(recs, doc)
+    assert [r.reason for r in rejected] == [
+        "predicate 'served_at_court_of_king_odo' holds the name 'Odo'",
+        "predicate 'last season' names no relation"]
+    # a word of the object's own name is no other name: "preached at Pesk" keeps "Pesk Abbey"
+    assert [t.as_tuple() for t in kept] == [("Tam Ulric", "wrote", "Annals of Pesk"),
+                                            ("Tam Ulric", "preached_at", "Pesk Abbey")]
+
+
 def test_a_description_that_holds_the_objects_name_keeps_the_rest():
     # the model copies a description: the object's own name inside the predicate goes, the rest
     # stays the relation, so the subject keeps its typed edge (and the aliases a person gets)
