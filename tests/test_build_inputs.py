@@ -662,11 +662,30 @@ def test_an_e_mail_and_a_fact_sheet_keep_their_header_lines_apart(tmp_path):
         "From: Marta Quill.", "To: Board of the Harlow Choir.", "Subject: New conductor.", "Dear all.",
         "Dominic Fairweather will conduct the Harlow Choir from September.",
         "He trained at the Rusholme Conservatory.", "Best wishes, Marta Quill.", "Chair, Harlow Choir."]
-    assert split_sentences(sheet) == ["Harlow Choir.", "Founded: 1962.", "Founder: Agnes Pell.", "Home: Harlow.",
+    assert split_sentences(sheet) == ["Harlow Choir.", "Harlow Choir \u2014 Founded: 1962.",
+                                      "Harlow Choir \u2014 Founder: Agnes Pell.", "Harlow Choir \u2014 Home: Harlow.",
                                       "| Season | Concerts |.", "| 2024 | 6 |."]     # a row is not the Home line's
     found = names.candidate_names(mail) + names.candidate_names(sheet)
     assert {"Marta Quill", "Harlow Choir", "Agnes Pell", "Rusholme Conservatory"} <= set(found)
     assert not [n for n in found if n.endswith((" Subject", " Home", " Chair"))]
+
+
+@pytest.mark.parametrize("sheet", ["Tarn Rowing Club\nFounder: Ida Voss\nHome: Kellby\n",
+                                   "# Tarn Rowing Club\n\nFounder: Ida Voss\n\nHome: Kellby\n",
+                                   "## Tarn Rowing Club ##\nFounder: Ida Voss\nHome: Kellby"])
+def test_a_fact_sheet_s_fields_name_the_sheet_s_title(sheet):
+    """Before: "Founder: Ida Voss" was a sentence of its own, so no sentence named the club and its
+    founder together and the extractor could link them nowhere."""
+    assert split_sentences(load_documents([sheet])[0]["text"])[1:] == [
+        "Tarn Rowing Club \u2014 Founder: Ida Voss.", "Tarn Rowing Club \u2014 Home: Kellby."]
+
+
+@pytest.mark.parametrize("text", ["From: Ida Voss\nSubject: Regatta\n\nThe regatta is on Sunday.\n",
+                                  "The regatta moved to Kellby this year, and the club\nhas a new boathouse.\n"
+                                  "Note: it opens in May.\n\nContact: Ida Voss\n"])
+def test_fields_without_a_title_above_them_are_left_alone(text):
+    # an e-mail's header opens the text; a long first paragraph is no title
+    assert "\u2014" not in load_documents([text])[0]["text"]
 
 
 def test_a_place_named_after_a_saint_keeps_its_saint():

@@ -71,12 +71,16 @@ def plain_layout(text: str) -> str:
     short line ending in a capitalised word before a capitalised line (a signature: "Ann Lee" then
     "Chair, Acme"); the other line breaks are spaces (wrapped lines); fenced code blocks, Markdown
     marks and link targets go; a block that does not end a sentence gets a full stop (for a
-    trailing comma); blocks are joined by a blank line. Text on one line is returned unchanged.
+    trailing comma); blocks are joined by a blank line. A field under a heading, or under a short
+    title line that opens the text, is written after it ("Acme — Founder: Ann Lee"): a fact
+    sheet's fields are about its title. Text on one line is returned unchanged.
 
     >>> plain_layout("# About Acme\nAcme makes **vans** in\nLeeds.\n\n- founded by [Ann Lee](https://x.org)")
     'About Acme.\n\nAcme makes vans in Leeds.\n\nfounded by Ann Lee.'
     >>> plain_layout("From: Ann Lee\nSubject: Vans\n\nBest wishes,\nAnn Lee\nChair, Acme")
     'From: Ann Lee.\n\nSubject: Vans.\n\nBest wishes, Ann Lee.\n\nChair, Acme.'
+    >>> plain_layout("Acme Vans\nFounded: 1962\nFounder: Ann Lee")
+    'Acme Vans.\n\nAcme Vans — Founded: 1962.\n\nAcme Vans — Founder: Ann Lee.'
     """
     if "\n" not in text.strip() and "\r" not in text.strip():
         return text
@@ -103,6 +107,7 @@ def plain_layout(text: str) -> str:
         return not (0 <= i < len(rows)) or not rows[i].strip()
 
     fence = ""                                   # inside a fenced code block: its fence ("```")
+    title = ""                                   # the heading the fields below belong to
     for n, line in enumerate(rows):
         words = line.strip()
         if fence or words.startswith(("```", "~~~")):      # code is no prose: the block is left out
@@ -122,12 +127,18 @@ def plain_layout(text: str) -> str:
             words = line[start.end():].strip()
             if start.group(1):                   # "## Title ##" loses its closing marks
                 words = words.rstrip("#").strip()
+        if start and start.group(1):
+            title = words
+        elif one_line and title and words[:1] != "|":
+            words = f"{title} \u2014 {words}"          # a fact sheet's field names what it is about
         if words:
             lines.append(words)
         following = rows[n + 1].strip() if n + 1 < len(rows) else ""
         last = words.split()[-1:] or [""]
         if one_line or (len(words.split()) <= SHORT_LINE_WORDS and not _ENDED.search(words)
                         and last[0][:1].isupper() and following[:1].isupper()):
+            if not blocks and len(lines) == 1 and not one_line:
+                title = words                    # a title line opening the text
             end_block()
     end_block()
     return "\n\n".join(blocks)
