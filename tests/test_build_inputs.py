@@ -672,7 +672,8 @@ def test_an_e_mail_and_a_fact_sheet_keep_their_header_lines_apart(tmp_path):
 
 @pytest.mark.parametrize("sheet", ["Tarn Rowing Club\nFounder: Ida Voss\nHome: Kellby\n",
                                    "# Tarn Rowing Club\n\nFounder: Ida Voss\n\nHome: Kellby\n",
-                                   "## Tarn Rowing Club ##\nFounder: Ida Voss\nHome: Kellby"])
+                                   "## Tarn Rowing Club ##\nFounder: Ida Voss\nHome: Kellby",
+                                   "# Tarn Rowing Club\n\n- Founder: Ida Voss\n- Home: Kellby\n"])
 def test_a_fact_sheet_s_fields_name_the_sheet_s_title(sheet):
     """Before: "Founder: Ida Voss" was a sentence of its own, so no sentence named the club and its
     founder together and the extractor could link them nowhere."""

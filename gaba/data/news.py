@@ -71,8 +71,8 @@ def plain_layout(text: str) -> str:
     short line ending in a capitalised word before a capitalised line (a signature: "Ann Lee" then
     "Chair, Acme"); the other line breaks are spaces (wrapped lines); fenced code blocks, Markdown
     marks and link targets go; a block that does not end a sentence gets a full stop (for a
-    trailing comma); blocks are joined by a blank line. A field under a heading, or under a short
-    title line that opens the text, is written after it ("Acme — Founder: Ann Lee"): a fact
+    trailing comma); blocks are joined by a blank line. A field (or a list item that is one) under a
+    heading, or under a short title line that opens the text, is written after it ("Acme — Founder: Ann Lee"): a fact
     sheet's fields are about its title. Text on one line is returned unchanged.
 
     >>> plain_layout("# About Acme\nAcme makes **vans** in\nLeeds.\n\n- founded by [Ann Lee](https://x.org)")
@@ -81,6 +81,8 @@ def plain_layout(text: str) -> str:
     'From: Ann Lee.\n\nSubject: Vans.\n\nBest wishes, Ann Lee.\n\nChair, Acme.'
     >>> plain_layout("Acme Vans\nFounded: 1962\nFounder: Ann Lee")
     'Acme Vans.\n\nAcme Vans — Founded: 1962.\n\nAcme Vans — Founder: Ann Lee.'
+    >>> plain_layout("# Acme\n\n- Founder: Ann Lee\n- makes vans")
+    'Acme.\n\nAcme — Founder: Ann Lee.\n\nmakes vans.'
     """
     if "\n" not in text.strip() and "\r" not in text.strip():
         return text
@@ -129,8 +131,9 @@ def plain_layout(text: str) -> str:
                 words = words.rstrip("#").strip()
         if start and start.group(1):
             title = words
-        elif one_line and title and words[:1] != "|":
-            words = f"{title} \u2014 {words}"          # a fact sheet's field names what it is about
+        elif title and words[:1] != "|" and (one_line or start and words[:1].isupper()
+                                              and _ONE_LINE.match(words)):
+            words = f"{title} \u2014 {words}"    # a fact sheet's field (or listed field) names its subject
         if words:
             lines.append(words)
         following = rows[n + 1].strip() if n + 1 < len(rows) else ""
