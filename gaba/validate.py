@@ -136,8 +136,11 @@ def predicate_problem(predicate: str, subject: str, obj: str, names: Iterable[st
 
 @functools.lru_cache(maxsize=64)
 def _names_of(text: str) -> tuple[str, ...]:
-    """:func:`gaba.names.candidate_names` of a text, worked out once for all its records."""
-    return tuple(candidate_names(text))
+    """:func:`gaba.names.candidate_names` of a text, worked out once for all its records; a name of
+    one word only where the text writes it capitalised inside a sentence ("the court of Queen Ilsa"),
+    not where any word has a capital ("Founded in 1990, ...", "Acme — Written in: Rust")."""
+    return tuple(n for n in candidate_names(text)
+                 if " " in n or re.search(r"[\w,;)]\s+" + re.escape(n) + r"\b", text))
 
 
 def _predicate_in(predicate: str, text: str) -> bool:
@@ -197,7 +200,8 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         return f"no sentence of the document mentions both {subj!r} and {obj!r}"
     if not _predicate_in(pred, window(i)):
         return f"predicate {pred!r} does not occur in the sentence"
-    if active_read_backwards(pred, sentences[i], subj, obj) or agent_read_backwards(pred, sentences[i], subj, obj):
+    if (active_read_backwards(pred, sentences[i], subj, obj) or agent_read_backwards(pred, sentences[i], subj, obj)
+            or relative_read_backwards(pred, sentences[i], subj, obj)):
         subj, obj, stype, otype = obj, subj, otype, stype
     elif passive_read_as_active(pred, sentences[i], subj, obj):
         pred += "_by"
@@ -257,6 +261,22 @@ def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str)
         if not mentions(obj_re.sub(" ", before), subject):
             return True
     return False
+
+
+def relative_read_backwards(predicate: str, sentence: str, subject: str, obj: str) -> bool:
+    """Whether the sentence says "<subject> ... that <obj> <predicate>" (a relative clause whose own
+    subject is ``obj``) but the record reads it the other way round; validation then swaps the two.
+
+    >>> s = "Tarn Mill, the loom works that Orrel Textiles grew out of, closed in 1990."
+    >>> relative_read_backwards("grew_out_of", s, "Tarn Mill", "Orrel Textiles")
+    True
+    >>> relative_read_backwards("grew_out_of", s, "Orrel Textiles", "Tarn Mill")
+    False
+    """
+    verb = predicate.split("_")[0]
+    pattern = (r"\b(?:that|which|whom)\s+(?:the\s+)?" + whole_words(obj)
+               + r"\s+(?:[a-z]+\s+){0,2}?" + whole_words(verb))
+    return any(mentions(sentence[:m.start()], subject) for m in re.finditer(pattern, sentence, flags=re.I))
 
 
 def other_agent(predicate: str, sentence: str, subject: str, obj: str) -> str | None:

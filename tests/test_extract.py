@@ -829,6 +829,25 @@ def test_a_predicate_holding_a_one_word_name_or_only_a_time_is_refused():
                                             ("Tam Ulric", "preached_at", "Pesk Abbey")]
 
 
+def test_a_capitalised_word_opening_a_sentence_or_a_field_is_no_name_in_a_predicate():
+    # "Founded" and "Written" are capitalised only where a sentence or a field begins: the relation
+    # words themselves, not another entity
+    doc = {"id": "p6", "text": "Founded by Ann Lee, Tarn Mill makes looms.\n\nTarn Mill \u2014 Written in: Kestrel."}
+    recs = [ofact(1, "Tarn Mill", "founded by", "Ann Lee"), ofact(2, "Tarn Mill", "written in", "Kestrel")]
+    kept, rejected = validate_open_triples(recs, doc)
+    assert rejected == []
+    assert [t.as_tuple() for t in kept] == [("Tarn Mill", "founded_by", "Ann Lee"), ("Tarn Mill", "written_in", "Kestrel")]
+
+
+def test_a_relative_clause_s_own_subject_is_the_doer():
+    # "Tarn Mill, the works that Orrel Textiles grew out of" says Orrel Textiles grew out of Tarn Mill
+    doc = {"id": "p5", "text": "Tarn Mill, the loom works that Orrel Textiles grew out of, closed in 1990."}
+    kept, rejected = validate_open_triples([ofact(1, "Tarn Mill", "grew out of", "Orrel Textiles")], doc)
+    assert rejected == [] and [t.as_tuple() for t in kept] == [("Orrel Textiles", "grew_out_of", "Tarn Mill")]
+    kept, _ = validate_open_triples([ofact(1, "Orrel Textiles", "grew out of", "Tarn Mill")], doc)
+    assert [t.as_tuple() for t in kept] == [("Orrel Textiles", "grew_out_of", "Tarn Mill")]   # read right: kept
+
+
 def test_a_description_that_holds_the_objects_name_keeps_the_rest():
     # the model copies a description: the object's own name inside the predicate goes, the rest
     # stays the relation, so the subject keeps its typed edge (and the aliases a person gets)
