@@ -106,6 +106,8 @@ def predicate_problem(predicate: str, subject: str, obj: str, names: Iterable[st
     >>> (predicate_problem("joined_acme_labs", "Ann Lee", "Acme Labs"),
     ...  predicate_problem("norvik_lutheran_pastor", "Ann Lee", "Norvik Lutheran"))
     (('joined', ''), ('pastor', ''))
+    >>> predicate_problem("became_acme_s_chief", "Ann Lee", "Acme")
+    ('became_chief', '')
     >>> predicate_problem("before_she_joined", "Oslo University", "Acme Labs")[1]
     "predicate 'before_she_joined' is a clause with its own subject ('she')"
     """
@@ -113,9 +115,10 @@ def predicate_problem(predicate: str, subject: str, obj: str, names: Iterable[st
     own = lower_words(obj)
     n = len(own)
     at = next((i for i in range(len(words) - n, -1, -1) if n and words[i:i + n] == own
-               and (n >= 2 or i + n == len(words))), None)
-    if at is not None and len(words) > n:
-        words = words[:at] + words[at + n:]
+               and (n >= 2 or i + n == len(words) or words[i + n:i + n + 1] == ["s"])), None)
+    cut = n + (at is not None and words[at + n:at + n + 1] == ["s"])     # and a possessive: "acme_s_chief"
+    if at is not None and len(words) > cut:
+        words = words[:at] + words[at + cut:]
         while words and words[-1] in _ARTICLES:
             words.pop()
         predicate = "_".join(words)

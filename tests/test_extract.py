@@ -792,6 +792,14 @@ def test_a_predicate_loses_a_possessive_a_relative_pronoun_and_the_objects_name(
                                             ("Orrin Works", "sold_to", "Brask Holdings")]
 
 
+def test_the_objects_own_name_goes_with_its_possessive():
+    # "became Quarry's maintainer" read as "became_quarry_s_maintainer" with the object Quarry
+    doc = {"id": "p7", "text": "Ilse Varn became Pellam's chief engineer in 2020."}
+    kept, rejected = validate_open_triples([ofact(1, "Ilse Varn", "became Pellam's chief engineer", "Pellam",
+                                                  "person")], doc)
+    assert rejected == [] and [t.as_tuple() for t in kept] == [("Ilse Varn", "became_chief_engineer", "Pellam")]
+
+
 def test_a_predicate_that_is_a_clause_or_holds_another_name_is_refused():
     doc = {"id": "p2", "text": ("Dr. Ilse Varn studied at Corrow University before she joined Pellam Labs. "
                                 "Ilse Varn chaired Pellam Labs, which Osk Dunmore funded.")}
