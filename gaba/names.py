@@ -327,8 +327,9 @@ def resolve_opening_pronoun(text: str, opening: str) -> str:
     return text[:m.start()] + topic + text[m.end():]
 
 
-#: "the <noun>" in lowercase, not followed by "of" ("the bank of Tidewater" is no back-reference).
-_DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)")
+#: "the <noun>" in lowercase, not followed by "of" ("the bank of Tidewater" is no back-reference) or
+#: by a name ("the painter Bo Chan" names someone else).
+_DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)(?!\s+" + UPPER + ")")
 
 
 def description_heads(text: str) -> dict[str, set[str]]:
@@ -337,11 +338,26 @@ def description_heads(text: str) -> dict[str, set[str]]:
 
     >>> description_heads("Osk Freight Agency hired Ann Lee.")
     {'agency': {'Osk Freight Agency'}, 'lee': {'Ann Lee'}}
+
+    What the text calls a name counts too: "<Name>, a firm ...", "<Name> is an engineering
+    consultancy", "her own firm, <Name>".
+
+    >>> description_heads("Ann Lee founded her own firm, Lee & Osk.")["firm"]
+    {'Lee & Osk'}
     """
     heads: dict[str, set[str]] = {}
     for name in capitalised_names(text):
         if len(name.split()) >= 2:
             heads.setdefault(name.split()[-1].casefold(), set()).add(name)
+        # what the text calls it: "<Name>, a firm ...", "<Name> is an engineering consultancy",
+        # "her own firm, <Name>"
+        n = r"(?<![\w&] )(?<![\w&])" + re.escape(name)      # not the end of a longer name
+        for m in re.finditer(n + r"(?:,|\s+(?:is|was))\s+(?:a|an)\s+((?:[a-z][\w-]*\s+){0,2}[a-z]{3,})\b"
+                             r"|\b(?:his|her|its|their)\s+(?:own\s+)?((?:[a-z][\w-]*\s+){0,2}[a-z]{3,}),\s+" + n
+                             + r"(?![\w&]|\s+&)", text):
+            for w in (m.group(1) or m.group(2)).split():
+                if w not in FUNCTION_WORDS:
+                    heads.setdefault(w, set()).add(name)
     return heads
 
 

@@ -776,3 +776,15 @@ def test_a_later_passage_that_opens_with_he_says_who(scripted, tmp_path):
 ])
 def test_an_opening_pronoun_is_left_alone_without_a_biography_s_subject(text, opening):
     assert names.resolve_opening_pronoun(text, opening) == text
+
+
+def test_the_firm_is_the_name_the_text_called_a_firm():
+    """Before: "... her own firm, Marlowe & Pryce. The firm was bought by Venning Group" left "the
+    firm" unread (no name ends in "Firm"), so the purchase had no subject the extractor could use."""
+    text = ("Marlowe left Holloway Cranes in 1974 to found her own firm, Marlowe & Pryce. The firm was bought "
+            "by Venning Group in 1990. Holloway Cranes was a crane maker based in Corby. The maker closed.")
+    assert names.resolve_descriptions(text) == text.replace("The firm", "The Marlowe & Pryce").replace(
+        "The maker", "The Holloway Cranes")
+    # "the painter Bo Chan" names someone else; "Varga" alone is not "Keel & Varga, a firm"
+    assert names.resolve_descriptions("Ann Lee is a painter. The painter Bo Chan came.").endswith("The painter Bo Chan came.")
+    assert names.description_heads("Keel & Varga, a firm based in Corran.")["firm"] == {"Keel & Varga"}
