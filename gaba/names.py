@@ -329,6 +329,7 @@ def resolve_opening_pronoun(text: str, opening: str) -> str:
 
 #: "the <noun>" in lowercase, not followed by "of" ("the bank of Tidewater" is no back-reference) or
 #: by a name ("the painter Bo Chan" names someone else).
+_TWO_WORD_DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,}) ([a-z]{3,})\b(?!\s+of\b)(?!-)(?!\s+" + UPPER + ")")
 _DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)(?!\s+" + UPPER + ")")
 
 
@@ -365,7 +366,8 @@ def resolve_descriptions(text: str, earlier: Mapping[str, set[str]] | None = Non
     """``text`` with each "the <noun>" (not "the <noun> of") that refers back to a name written as that name.
 
     Resolved only when exactly one name of two or more words in ``text`` ends in that noun and is
-    written before it ("the university" is not "University of Caldermoor"). When no name in ``text``
+    written before it ("the university" is not "University of Caldermoor"); "the air ambulance" when
+    one name ends in "Air Ambulance". When no name in ``text``
     ends in the noun, the names of ``earlier`` (:func:`description_heads` of the earlier passages of
     a long document) are used.
 
@@ -384,4 +386,14 @@ def resolve_descriptions(text: str, earlier: Mapping[str, set[str]] | None = Non
             return f"{m.group(1)} {next(iter(names))}"
         return m.group(0)
 
+    def resolve_two(m: re.Match) -> str:
+        """"the air ambulance": the one name ending in "Air Ambulance" (a two-word description)."""
+        ends = [m.group(2), m.group(3)]
+        names = {n for n in heads.get(m.group(3), set()) | earlier.get(m.group(3), set())
+                 if [w.casefold() for w in n.split()[-2:]] == ends}
+        if len(names) == 1 and text.find(name := next(iter(names))) < m.start():   # named before, or earlier
+            return f"{m.group(1)} {name}"
+        return m.group(0)
+
+    text = _TWO_WORD_DESCRIPTION.sub(resolve_two, text)
     return _DESCRIPTION.sub(resolve, text)

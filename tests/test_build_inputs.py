@@ -788,3 +788,13 @@ def test_the_firm_is_the_name_the_text_called_a_firm():
     # "the painter Bo Chan" names someone else; "Varga" alone is not "Keel & Varga, a firm"
     assert names.resolve_descriptions("Ann Lee is a painter. The painter Bo Chan came.").endswith("The painter Bo Chan came.")
     assert names.description_heads("Keel & Varga, a firm based in Corran.")["firm"] == {"Keel & Varga"}
+
+
+def test_a_two_word_description_is_the_name_ending_in_both_words():
+    """Before: "the air ambulance" was read as "the air" (no name ends in "Air") and left unread, so
+    "The air ambulance is run by the Kestry Medical Trust" gave the ambulance no fact."""
+    text = "A helicopter from Kestry Air Ambulance lifted him. The air ambulance is run by the Kestry Medical Trust."
+    assert names.resolve_descriptions(text).endswith("The Kestry Air Ambulance is run by the Kestry Medical Trust.")
+    assert names.resolve_descriptions("The air ambulance met Kestry Air Ambulance.").startswith("The air ambulance")
+    earlier = names.description_heads("Kestry Air Ambulance flew.")
+    assert names.resolve_descriptions("The air ambulance landed.", earlier) == "The Kestry Air Ambulance landed."
