@@ -480,6 +480,7 @@ def test_numbers_are_read_whole():
     ("Who coached Ana Rusk during her loan?", False),                       # possessive determiner
     ("Who conducts the choir founded by Ana Rusk?", False),                 # "the N <verb>ed by"
     ("Who owns the yard built by Osk Freight?", False),
+    ("Who maintains the hut named after Ana Rusk?", False),
     ("Who sold the Tern to Ana Rusk?", True),
 ])
 def test_a_question_that_describes_nothing_on_the_way_asks_one_relation(question, one):
