@@ -99,7 +99,8 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
 
     A relative clause ("the firm that owns"), a possessive ("Ana Rusk's", "his"), "the <noun> of"
     except right after an opening "<wh> is", "the <noun> <Name> <verb>", "the <noun> <verb>ing" or
-    "the <noun> <verb>ed by" (or "after", "for", "from", "to", "with") describes one. ``names``: the question's entities, blanked first so their own words do not count.
+    "the <noun> <verb>ed by" (or "after", "for", "from", "to", "with") describes one. ``names``: the
+    question's entities, blanked first so their own words do not count.
 
     >>> asks_one_relation("Who is the wife of Ana Rusk?"), asks_one_relation("Who chairs the owner of Osk Freight?")
     (True, False)
@@ -118,6 +119,6 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
         return False
     if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}(?:[A-Z][\w-]*\s+)+[a-z]", q):
         return False
-    if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}[a-z]+(?:ed|en|wn|lt|nt|ght)\s+(?:by|after|for|from|to|with)\b", q):
-        return False                     # "the choir founded by", "the hut named after": a participle
-    return not re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}[a-z]+ing\b", q)
+    # a participle: "the yard building", "the choir founded by", "the hut named after"
+    return not re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}[a-z]+"
+                         r"(?:ing\b|(?:ed|en|wn|lt|nt|ght)\s+(?:by|after|for|from|to|with)\b)", q)

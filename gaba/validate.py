@@ -63,10 +63,10 @@ _AUX = frozenset("""is was were are am be been being has have had will would sha
 _ARTICLES = frozenset({"a", "an", "the"})
 _RELATIVE = frozenset({"who", "whom", "which", "that"})
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you"})
-#: Words of a time phrase ("last season", "next winter", "this year"): no relation alone, like a date.
-_TIME = frozenset("""last next this previous past coming following early late season seasons year years
-    month months week weeks day days night decade decades century centuries spring summer autumn winter
-    morning evening today yesterday tomorrow""".split())
+#: Words of a date or a time phrase ("12 March", "last season", "next winter"): no relation alone.
+_WHEN = CALENDAR | frozenset("""last next this previous past coming following early late season seasons
+    year years month months week weeks day days night decade decades century centuries spring summer
+    autumn winter morning evening today yesterday tomorrow""".split())
 
 
 def normalize_predicate(text: str) -> str:
@@ -88,8 +88,7 @@ def normalize_predicate(text: str) -> str:
         words.pop(0)
     words = [w for w in words if w not in _ARTICLES]
     # a date, a time or a number alone ("in 1338", "on 12 March", "last season") is no relation either
-    if not any(w not in _AUX and w not in FUNCTION_WORDS and w not in CALENDAR and w not in _TIME
-               and not w.isdigit() for w in words):
+    if not any(w not in _AUX and w not in FUNCTION_WORDS and w not in _WHEN and not w.isdigit() for w in words):
         return ""
     return "_".join(words)
 

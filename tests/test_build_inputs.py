@@ -786,7 +786,8 @@ def test_the_firm_is_the_name_the_text_called_a_firm():
     assert names.resolve_descriptions(text) == text.replace("The firm", "The Marlowe & Pryce").replace(
         "The maker", "The Holloway Cranes")
     # "the painter Bo Chan" names someone else; "Varga" alone is not "Keel & Varga, a firm"
-    assert names.resolve_descriptions("Ann Lee is a painter. The painter Bo Chan came.").endswith("The painter Bo Chan came.")
+    assert names.resolve_descriptions("Ann Lee is a painter. The painter Bo Chan came.").endswith(
+        "The painter Bo Chan came.")
     assert names.description_heads("Keel & Varga, a firm based in Corran.")["firm"] == {"Keel & Varga"}
 
 

@@ -844,7 +844,8 @@ def test_a_capitalised_word_opening_a_sentence_or_a_field_is_no_name_in_a_predic
     recs = [ofact(1, "Tarn Mill", "founded by", "Ann Lee"), ofact(2, "Tarn Mill", "written in", "Kestrel")]
     kept, rejected = validate_open_triples(recs, doc)
     assert rejected == []
-    assert [t.as_tuple() for t in kept] == [("Tarn Mill", "founded_by", "Ann Lee"), ("Tarn Mill", "written_in", "Kestrel")]
+    assert [t.as_tuple() for t in kept] == [("Tarn Mill", "founded_by", "Ann Lee"),
+                                            ("Tarn Mill", "written_in", "Kestrel")]
 
 
 def test_a_relative_clause_s_own_subject_is_the_doer():

@@ -72,8 +72,8 @@ def plain_layout(text: str) -> str:
     "Chair, Acme"); the other line breaks are spaces (wrapped lines); fenced code blocks, Markdown
     marks and link targets go; a block that does not end a sentence gets a full stop (for a
     trailing comma); blocks are joined by a blank line. A field (or a list item that is one) under a
-    heading, or under a short title line that opens the text, is written after it ("Acme — Founder: Ann Lee"): a fact
-    sheet's fields are about its title. Text on one line is returned unchanged.
+    heading, or under a short title line that opens the text, is written after it ("Acme — Founder:
+    Ann Lee"): a fact sheet's fields are about its title. Text on one line is returned unchanged.
 
     >>> plain_layout("# About Acme\nAcme makes **vans** in\nLeeds.\n\n- founded by [Ann Lee](https://x.org)")
     'About Acme.\n\nAcme makes vans in Leeds.\n\nfounded by Ann Lee.'
