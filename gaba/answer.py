@@ -19,6 +19,7 @@ import networkx as nx
 from . import prompts
 from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
 from .checks import check_positive_int, check_text
+from .cooccurrence import COOCCURRENCE_RELATION
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
 from .graph import Fact, _check_facts, fact_sentence
 from .names import FUNCTION_WORDS, find_mentions
@@ -295,13 +296,15 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                         best = 1
         return best
 
+    told = [f for f in facts if f[1] != COOCCURRENCE_RELATION]     # a co-occurrence names no relation
+
     def joined(a: str) -> bool:
-        """A given fact, or a source sentence of one, joins a question entity to ``a``."""
-        if any(g.has_edge(q, a) for q in entities if q in g):
+        """A given fact that names a relation, or a source sentence of one, joins a question entity to ``a``."""
+        if any({s, o} == {q, a} for s, _, o in told for q in entities):
             return True
         at_a, at_q = _name_patterns(a, aliases), [p for q in entities for p in _name_patterns(q, aliases)]
         return any(any(re.search(p, t) for p in at_a) and any(re.search(p, t) for p in at_q)
-                   for t in {t.casefold() for f in facts for t in (evidence or {}).get(f, ())})
+                   for t in {t.casefold() for f in told for t in (evidence or {}).get(f, ())})
 
     grades = {a: grade(a) for a in named}
     if reached := tuple(a for a in named if grades[a]):

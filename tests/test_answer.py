@@ -521,6 +521,22 @@ def test_grounding_refuses_a_neighbours_neighbour_for_a_question_of_one_relation
                            question="Which yard did Osk Freight buy from?").accepted
 
 
+def test_a_co_occurrence_does_not_answer_a_question_of_one_relation():
+    # "Who was Ivo Tarn married to?" answered through "Ivo Tarn mentioned_with Ada Lusk": the two are
+    # named in one sentence, but the extractor found no relation there, so nothing says they married
+    facts = [("Ivo Tarn", "founded", "Pell Yard"), ("Pell Yard", "hired", "Ada Lusk"),
+             ("Ivo Tarn", "mentioned_with", "Ada Lusk")]
+    sources = {facts[2]: ["Ivo Tarn and Ada Lusk opened the new dock."]}
+    reply = used(facts[1], answer="Ada Lusk")
+    g = check_grounding(reply, facts, ["Ivo Tarn"], hops=3, evidence=sources,
+                        question="Who was Ivo Tarn married to?")
+    assert not g.accepted and "no given fact or source sentence joins Ada Lusk" in g.reason
+    # a fact that names the relation joins them
+    married = [*facts, ("Ivo Tarn", "married", "Ada Lusk")]
+    assert check_grounding(reply, married, ["Ivo Tarn"], hops=3, evidence=sources,
+                           question="Who was Ivo Tarn married to?").accepted
+
+
 def test_grounding_accepts_a_cited_fact_about_an_entity_the_path_passes():
     # Q -> X -> A is a chain of given facts; the reply cites another fact about X (the middle of the
     # chain) and names A: the path passes an entity the cited fact is about, so it is accepted.
