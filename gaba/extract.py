@@ -19,7 +19,7 @@ from .data.triple import Triple
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .kgcache import (CACHE_FORMAT, kg_cache_dir, read_entry, recorded_seconds, triples_cache_key,
                       write_entry)
-from .names import candidate_names, description_heads, resolve_descriptions, resolve_opening_pronoun
+from .names import candidate_names, description_heads, resolve_descriptions, resolve_it, resolve_opening_pronoun
 from .passages import as_document, check_document, split_document, split_sentences
 from .request import extraction_request, facts_from_rows, prompt_version
 from .validate import Rejection, validate_triples
@@ -82,7 +82,7 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
         raise TypeError(f"rejected must be a list (the refused records are appended to it) or None, "
                         f"not a {type(rejected).__name__}.")
     d = as_document(doc)
-    d = {**d, "text": resolve_descriptions(d["text"])}
+    d = {**d, "text": resolve_it(resolve_descriptions(d["text"]))}
     if schema is None and len(candidate_names(d["text"])) < 2:
         return []                          # a fact links two names; no model call
     facts, _ = _extract_split(d, schema)
@@ -170,7 +170,8 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
         for i, p in enumerate(parts):
             text = resolve_descriptions(p["text"], earlier)
             # a later passage's opening "He" -> the person the document opens with
-            docs.append({**p, "text": resolve_opening_pronoun(text, parts[0]["text"]) if i else text})
+            text = resolve_opening_pronoun(text, parts[0]["text"]) if i else text
+            docs.append({**p, "text": resolve_it(text)})          # "It was founded ..." -> the name
             for head, names in description_heads(p["text"]).items():
                 earlier.setdefault(head, set()).update(names)
     for d in docs:                  # a long document is fine; a passage the model cannot read is not

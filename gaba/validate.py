@@ -81,12 +81,16 @@ def normalize_predicate(text: str) -> str:
     ('', 'joined_last_season')
     >>> normalize_predicate("which was sold to"), normalize_predicate("’s debut novel")
     ('sold_to', 'debut_novel')
+    >>> normalize_predicate("founded in by")          # "founded in 1979 by" less its year
+    'founded_by'
     """
     text = re.sub(r"^\W*['\u2019]s\b", "", str(text).strip())
     words = re.findall(r"[^\W_]+", text.casefold().replace("\u2019", "'"))
     while words and (words[0] in _AUX or words[0] in _RELATIVE):
         words.pop(0)
     words = [w for w in words if w not in _ARTICLES]
+    # "founded in 1979 by" written without its year: the "in" before "by" is left over
+    words = [w for w, after in zip(words, [*words[1:], ""]) if not (after == "by" and w in FUNCTION_WORDS)]
     # a date, a time or a number alone ("in 1338", "on 12 March", "last season") is no relation either
     if not any(w not in _AUX and w not in FUNCTION_WORDS and w not in _WHEN and not w.isdigit() for w in words):
         return ""
@@ -202,8 +206,11 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         return f"no sentence of the document mentions both {subj!r} and {obj!r}"
     if not _predicate_in(pred, window(i)):
         return f"predicate {pred!r} does not occur in the sentence"
+    if words := other_object(pred, sentences[i], subj, obj):
+        return f"the sentence says {pred.replace('_', ' ')!r} {words!r}, not {obj!r}"
     if (active_read_backwards(pred, sentences[i], subj, obj) or agent_read_backwards(pred, sentences[i], subj, obj)
-            or relative_read_backwards(pred, sentences[i], subj, obj)):
+            or relative_read_backwards(pred, sentences[i], subj, obj)
+            or preposition_read_backwards(pred, sentences[i], subj, obj)):
         subj, obj, stype, otype = obj, subj, otype, stype
     elif passive_read_as_active(pred, sentences[i], subj, obj):
         pred += "_by"
@@ -236,6 +243,58 @@ def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str
         if mentions(before, subject) and mentions(sentence[m.end():], obj) and not mentions(rest, obj):
             return True
     return False
+
+
+#: Prepositions that close a predicate ("reigned_for", "based_in") and take its object after them.
+_CLOSING = frozenset("about at for from in into of on onto over to under with".split())
+_PRONOUN_OR_BY = re.compile(r"\s*(?:it|its|them|their|him|his|her|by)\b", re.IGNORECASE)
+
+
+def _after_closing(predicate: str, sentence: str) -> str | None:
+    """What ``sentence`` writes after a predicate's closing preposition ("reigned for" -> "23 years"),
+    or None when the predicate has none or the sentence does not write it."""
+    words = predicate.split("_")
+    if words[-1] not in _CLOSING or len(words) < 2:
+        return None
+    m = re.search(rf"\b{re.escape(words[0][:4])}\w*(?:\s+[\w'’-]+){{0,3}}?\s+{words[-1]}\b", sentence,
+                  flags=re.IGNORECASE)
+    return sentence[m.end():] if m else None
+
+
+def other_object(predicate: str, sentence: str, subject: str, obj: str) -> str | None:
+    """What the sentence puts after a predicate's closing preposition when a record takes its object
+    from the sentence before: "Sevrine reigned for 23 years" read as ``reigned_for Aldemar``.
+
+    Only for a record one of whose names the sentence leaves out; then the words after the
+    preposition must be the object, a pronoun or "by" (a passive). Returns those words, else None.
+
+    >>> other_object("reigned_for", "Ilsa reigned for 23 years.", "Ilsa", "Oswin")
+    '23 years.'
+    >>> other_object("based_in", "The charity is based in Linmouth.", "Second Breath", "Linmouth")
+    """
+    if mentions(sentence, subject) and mentions(sentence, obj):
+        return None
+    after = _after_closing(predicate, sentence)
+    if after is None or _PRONOUN_OR_BY.match(after) or mentions(" ".join(after.split()[:len(obj.split()) + 2]), obj):
+        return None
+    return " ".join(after.split()[:2]) or None
+
+
+def preposition_read_backwards(predicate: str, sentence: str, subject: str, obj: str) -> bool:
+    """Whether the sentence puts the record's subject, not its object, after the predicate's closing
+    preposition: "Tarn Hall was the tallest building in Pesk" read as ``Pesk tallest_building_in
+    Tarn Hall``.
+
+    >>> preposition_read_backwards("tallest_building_in", "Tarn Hall was the tallest building in Pesk.",
+    ...                            "Pesk", "Tarn Hall")
+    True
+    """
+    after = _after_closing(predicate, sentence)
+    if after is None:
+        return False
+    head = " ".join(re.sub(r"^\s*(?:the|a|an)\s+", "", after, flags=re.IGNORECASE).split()[:4])
+    return (re.match(whole_words(subject), head, flags=re.IGNORECASE) is not None
+            and not mentions(head, obj))
 
 
 def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str) -> bool:

@@ -799,3 +799,28 @@ def test_a_two_word_description_is_the_name_ending_in_both_words():
     assert names.resolve_descriptions("The air ambulance met Kestry Air Ambulance.").startswith("The air ambulance")
     earlier = names.description_heads("Kestry Air Ambulance flew.")
     assert names.resolve_descriptions("The air ambulance landed.", earlier) == "The Kestry Air Ambulance landed."
+
+
+def test_a_sentence_that_opens_with_it_gets_the_name_before(scripted, tmp_path):
+    """Before: "It was set up in 1931 by Ann Lee" reached the extractor as written, and the small
+    model found no fact in it: "it" names nothing."""
+    text = ("Orrel Weavers Guild is a craft society in Pesk. It was set up in 1931 by Ann Lee. "
+            "It meets in Tarn Hall. Its treasurer is Bo Chan.")
+    assert names.resolve_it(text) == ("Orrel Weavers Guild is a craft society in Pesk. Orrel Weavers Guild "
+                                      "was set up in 1931 by Ann Lee. Orrel Weavers Guild meets in Tarn Hall. "
+                                      "Its treasurer is Bo Chan.")
+    scripted.replies.append(json.dumps({"facts": []}))
+    extract_corpus([{"id": "g", "text": text}], cache_dir=tmp_path / "kg", progress=False)
+    assert "Orrel Weavers Guild was set up" in scripted.requests[0]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("text", [
+    "Ann Lee bought Tarn Mill in 1990. It makes looms.",            # "it" may be the mill
+    "Ann Lee founded a weaving firm in 1990. It makes looms.",      # ... or the firm
+    "Tarn Mill was sold by Orrel Weavers Guild. It is in Pesk.",    # ... or the seller
+    "Tarn Mill is busy. It is likely that Bo Chan will stay.",      # an "it" that means no one
+    "Tarn Mill station reopened. It is new.",                       # the subject is more than the name
+    "Weavers in Pesk are busy. It rained.",                         # a capital that only opens a sentence
+])
+def test_it_is_left_alone_when_the_sentence_before_offers_another_thing(text):
+    assert names.resolve_it(text) == text

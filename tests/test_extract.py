@@ -865,3 +865,24 @@ def test_a_description_that_holds_the_objects_name_keeps_the_rest():
         [ofact(1, "Aino Pelt", "is a Norvik Lutheran pastor", "Norvik Lutheran", "person", "org")], doc)
     assert rejected == []
     assert [t.as_tuple() for t in kept] == [("Aino Pelt", "pastor", "Norvik Lutheran")]
+
+
+def test_a_record_that_borrows_its_object_from_the_sentence_before_must_fit_the_sentence():
+    # "Odo reigned for 23 years" says for how long, not for whom: the object "Tarn Mill" came from
+    # the sentence before. A pronoun or a passive "by" after the preposition still fits.
+    doc = {"id": "p7", "text": ("King Odo granted a charter to Tarn Mill. Odo reigned for 23 years. "
+                                "The mill in Pesk was built with it.")}
+    recs = [ofact(2, "Odo", "reigned for", "Tarn Mill", "person", "org"),
+            ofact(3, "Pesk", "built with", "Tarn Mill", "place", "org"),
+            ofact(1, "Odo", "granted charter to", "Tarn Mill", "person", "org")]
+    kept, rejected = validate_open_triples(recs, doc)
+    assert [r.reason for r in rejected] == ["the sentence says 'reigned for' '23 years.', not 'Tarn Mill'"]
+    assert [t.as_tuple() for t in kept] == [("Pesk", "built_with", "Tarn Mill"),
+                                            ("Odo", "granted_charter_to", "Tarn Mill")]
+
+
+def test_the_name_after_a_closing_preposition_is_the_object():
+    # "Tarn Hall was the tallest building in Pesk": Pesk comes after "in", so it is the object
+    doc = {"id": "p8", "text": "Tarn Hall was the tallest building in Pesk for a century."}
+    kept, _ = validate_open_triples([ofact(1, "Pesk", "tallest building in", "Tarn Hall", "place", "place")], doc)
+    assert [t.as_tuple() for t in kept] == [("Tarn Hall", "tallest_building_in", "Pesk")]
