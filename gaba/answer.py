@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 
 from . import prompts
-from .answer_kind import asks_one_relation, type_mismatch, unmatched_numbers
+from .answer_kind import asks_one_relation, has_relative_clause, type_mismatch, unmatched_numbers
 from .checks import check_positive_int, check_text
 from .cooccurrence import COOCCURRENCE_RELATION
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
@@ -308,11 +308,21 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
 
     grades = {a: grade(a) for a in named}
     if reached := tuple(a for a in named if grades[a]):
-        if question and asks_one_relation(question, [n for q in entities for n in (q, *aliases.get(q, ()))]):
+        names = [n for q in entities for n in (q, *aliases.get(q, ()))]
+        if question and asks_one_relation(question, names):
             if not (near := tuple(a for a in reached if joined(a))):
                 return Grounding(False, f"the question asks one relation of {', '.join(entities)}, and no given "
                                  f"fact or source sentence joins {', '.join(reached)} to it", cited)
             reached = near
+        elif question and len(entities) == 1 and has_relative_clause(question, names):
+            # "Who founded the team whose base is in Cleddon?" asks for what lies past the team
+            (q,) = entities
+            far = tuple(a for a in reached
+                        if q in g and any(len(p) > 2 for p in nx.all_simple_paths(g, q, a, cutoff=hops)))
+            if not far:
+                return Grounding(False, f"the question describes an entity on the way from {q}, and "
+                                 f"{', '.join(reached)} is one fact from it: that entity, not what is asked of it", cited)
+            reached = far
         if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):
             return Grounding(False, why, cited)
         how = "through a cited fact" if any(grades[a] == 2 for a in reached) else "past an entity a cited fact is about"

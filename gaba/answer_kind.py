@@ -13,7 +13,7 @@ from .checks import check_text
 from .names import whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
-           "asks_one_relation"]
+           "asks_one_relation", "has_relative_clause"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -105,9 +105,7 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
     >>> asks_one_relation("Who is the wife of Ana Rusk?"), asks_one_relation("Who chairs the owner of Osk Freight?")
     (True, False)
     """
-    q = question
-    for n in sorted({n for n in names if n}, key=len, reverse=True):
-        q = re.sub(whole_words(n), "Xname", q, flags=re.I)
+    q = _blanked(question, names)
     q = re.sub(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", "", q, flags=re.I)   # "In which town ..."
     words = re.findall(r"[\w'\u2019-]+", q)
     if any(w.casefold() in RELATIVE_WORDS for w in words[1:]):
@@ -122,3 +120,24 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
     # a participle: "the yard building", "the choir founded by", "the hut named after"
     return not re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}[a-z]+"
                          r"(?:ing\b|(?:ed|en|wn|lt|nt|ght)\s+(?:by|after|for|from|to|with)\b)", q)
+
+
+def _blanked(question: str, names: Iterable[str]) -> str:
+    """``question`` with each of ``names`` (longest first) written as "Xname"."""
+    for n in sorted({n for n in names if n}, key=len, reverse=True):
+        question = re.sub(whole_words(n), "Xname", question, flags=re.I)
+    return question
+
+
+def has_relative_clause(question: str, names: Iterable[str] = ()) -> bool:
+    """Whether ``question`` describes an entity with a relative clause ("the team *whose* base is
+    in Cleddon", "the guild *that* maintains Tarr Hut"), so its answer lies past that entity.
+
+    The question word is no relative: first ("In which city ..." too) or last ("Osk Freight is based where?").
+
+    >>> has_relative_clause("Who founded the team whose base is in Cleddon?"), has_relative_clause("Who is its chief?")
+    (True, False)
+    """
+    q = re.sub(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", "", _blanked(question, names), flags=re.I)
+    words = re.findall(r"[\w'\u2019-]+", q)
+    return any(w.casefold() in {"that", "which", "who", "whom", "whose", "where"} for w in words[1:-1])

@@ -342,12 +342,15 @@ def _other_thing(rest: str, names: Iterable[str]) -> bool:
     """Whether the rest of a sentence after its subject has an object that a following "it" may
     mean: a name or a singular "a firm", "the ferry" right after a verb or "by" ("bought Osk",
     "founded a firm", "was represented by Pike & Dunn"). After another preposition ("in Lisvik"),
-    "is"/"was" or a comma it describes the subject or a circumstance; "the fells" are several; a
-    relative clause (", which is chaired by Ann Lee,") is left out."""
+    "is"/"was", a comma or a participle ("a team covering the Harl Fells") it describes the subject
+    or a circumstance; "the fells" are several; a relative clause (", which is chaired by Ann
+    Lee,") is left out."""
     rest = re.sub(r",\s+(?:which|who)\b[^,]*,", ",", rest)
     def after_verb(at: int) -> bool:
         before = re.findall(r"[\w,]+", rest[:at])
-        w = before[-1] if before else ""
+        w, v = (before[-1] if before else ""), (before[-2] if len(before) > 1 else "")
+        if w.endswith("ing") and v not in _BE:      # "a team covering the Harl Fells" describes the team
+            return False
         return w == "by" or (w.islower() and w not in FUNCTION_WORDS | PRONOUNS | _BE)
 
     if any(after_verb(m.start()) for n in names for m in re.finditer(whole_words(n), rest)):

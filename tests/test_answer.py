@@ -537,6 +537,19 @@ def test_a_co_occurrence_does_not_answer_a_question_of_one_relation():
                            question="Who was Ivo Tarn married to?").accepted
 
 
+def test_a_question_that_describes_an_entity_is_not_answered_by_that_entity():
+    # "Who runs the yard that Osk Freight bought from?" answered "Pell Yard": the yard the question
+    # describes, one fact from Osk Freight, not what it asks of the yard
+    facts = [*YARD, ("Pell Yard", "run_by", "Ivo Tarn")]
+    question = "Who runs the yard that Osk Freight bought from?"
+    g = check_grounding(used(facts[0], answer="Pell Yard"), facts, ["Osk Freight"], hops=3, question=question)
+    assert not g.accepted and g.reason.startswith("the question describes an entity on the way from Osk Freight")
+    assert check_grounding(used(facts[3], answer="Ivo Tarn"), facts, ["Osk Freight"], hops=3, question=question).accepted
+    # a question word is no relative clause: "In which town ..." asks one relation, and so does "... where?"
+    for q in ("In which town is Osk Freight based?", "Osk Freight is based where?"):
+        assert check_grounding(used(facts[2], answer="Lisvik"), facts, ["Osk Freight"], hops=3, question=q).accepted
+
+
 def test_grounding_accepts_a_cited_fact_about_an_entity_the_path_passes():
     # Q -> X -> A is a chain of given facts; the reply cites another fact about X (the middle of the
     # chain) and names A: the path passes an entity the cited fact is about, so it is accepted.

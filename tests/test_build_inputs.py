@@ -809,6 +809,9 @@ def test_a_sentence_that_opens_with_it_gets_the_name_before(scripted, tmp_path):
     assert names.resolve_it(text) == ("Orrel Weavers Guild is a craft society in Pesk. Orrel Weavers Guild "
                                       "was set up in 1931 by Ann Lee. Orrel Weavers Guild meets in Tarn Hall. "
                                       "Its treasurer is Bo Chan.")
+    # a name after a participle describes the subject's description, so "it" is still the subject
+    assert names.resolve_it("Tarn Mill is a works serving Pesk Vale. It was sold.") == \
+        "Tarn Mill is a works serving Pesk Vale. Tarn Mill was sold."
     scripted.replies.append(json.dumps({"facts": []}))
     extract_corpus([{"id": "g", "text": text}], cache_dir=tmp_path / "kg", progress=False)
     assert "Orrel Weavers Guild was set up" in scripted.requests[0]["messages"][-1]["content"]
