@@ -17,12 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 
 from . import prompts
-from .answer_kind import asks_one_relation, has_relative_clause, type_mismatch, unmatched_numbers
+from .answer_kind import asks_one_relation, relative_clause, type_mismatch, unmatched_numbers
 from .checks import check_positive_int, check_text
 from .cooccurrence import COOCCURRENCE_RELATION
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
 from .graph import Fact, _check_facts, fact_sentence
 from .names import FUNCTION_WORDS, find_mentions
+from .words import word_stems
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
 ABSTAIN = "I don't know"
@@ -314,15 +315,20 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                 return Grounding(False, f"the question asks one relation of {', '.join(entities)}, and no given "
                                  f"fact or source sentence joins {', '.join(reached)} to it", cited)
             reached = near
-        elif question and len(entities) == 1 and has_relative_clause(question, names):
-            # "Who founded the team whose base is in Cleddon?" asks for what lies past the team
+        elif question and len(entities) == 1 and (clause := relative_clause(question, names)):
+            # "Who founded the team whose base is in Cleddon?" asks for what lies past the team: an
+            # answer one fact from Cleddon, by a fact that says what the clause says, is the team
             (q,) = entities
-            far = tuple(a for a in reached
-                        if q in g and any(len(p) > 2 for p in nx.all_simple_paths(g, q, a, cutoff=hops)))
-            if not far:
-                return Grounding(False, f"the question describes an entity on the way from {q}, and "
-                                 f"{', '.join(reached)} is one fact from it: that entity, not what is asked of it", cited)
-            reached = far
+            said = set(word_stems(clause))
+
+            def described(a: str) -> bool:
+                return (q in g and not any(len(p) > 2 for p in nx.all_simple_paths(g, q, a, cutoff=hops))
+                        and any(said & set(word_stems(r.replace("_", " "))) for s, r, o in facts if {s, o} == {q, a}))
+
+            if not (kept := tuple(a for a in reached if not described(a))):
+                return Grounding(False, f"the question describes an entity on the way from {q} (... {clause}), and "
+                                 f"{', '.join(reached)}, one fact from {q}, is that entity, not what is asked of it", cited)
+            reached = kept
         if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):
             return Grounding(False, why, cited)
         how = "through a cited fact" if any(grades[a] == 2 for a in reached) else "past an entity a cited fact is about"

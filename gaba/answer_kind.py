@@ -13,7 +13,7 @@ from .checks import check_text
 from .names import whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
-           "asks_one_relation", "has_relative_clause"]
+           "asks_one_relation", "relative_clause"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -129,15 +129,21 @@ def _blanked(question: str, names: Iterable[str]) -> str:
     return question
 
 
-def has_relative_clause(question: str, names: Iterable[str] = ()) -> bool:
-    """Whether ``question`` describes an entity with a relative clause ("the team *whose* base is
-    in Cleddon", "the guild *that* maintains Tarr Hut"), so its answer lies past that entity.
+def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
+    """The relative clause with which ``question`` describes an entity on the way ("the team *whose*
+    base is in Cleddon" -> "base is in Cleddon?"), or None. ``names``: the question's entities,
+    blanked first.
 
     The question word is no relative: first ("In which city ..." too) or last ("Osk Freight is based where?").
 
-    >>> has_relative_clause("Who founded the team whose base is in Cleddon?"), has_relative_clause("Who is its chief?")
-    (True, False)
+    >>> relative_clause("Who runs the guild that maintains Tarr Hut?"), relative_clause("Who is its chief?")
+    ('maintains Tarr Hut?', None)
     """
-    q = re.sub(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", "", _blanked(question, names), flags=re.I)
-    words = re.findall(r"[\w'\u2019-]+", q)
-    return any(w.casefold() in {"that", "which", "who", "whom", "whose", "where"} for w in words[1:-1])
+    inside = [m.span() for n in names if n for m in re.finditer(whole_words(n), question, flags=re.I)]
+    opening = re.match(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", question, flags=re.I)
+    words = [m for m in re.finditer(r"[\w'\u2019-]+", question)
+             if m.start() >= (opening.end() if opening else 0) and not any(a <= m.start() < b for a, b in inside)]
+    for m in words[1:-1]:
+        if m.group(0).casefold() in {"that", "which", "who", "whom", "whose", "where"}:
+            return " ".join(question[m.end():].split())
+    return None

@@ -544,6 +544,9 @@ def test_a_question_that_describes_an_entity_is_not_answered_by_that_entity():
     question = "Who runs the yard that Osk Freight bought from?"
     g = check_grounding(used(facts[0], answer="Pell Yard"), facts, ["Osk Freight"], hops=3, question=question)
     assert not g.accepted and g.reason.startswith("the question describes an entity on the way from Osk Freight")
+    # ... only by a fact that says what the clause says: "runs" is not "bought from"
+    runs = [("Osk Freight", "runs", "Pell Yard"), *facts[1:]]
+    assert check_grounding(used(runs[0], answer="Pell Yard"), runs, ["Osk Freight"], hops=3, question=question).accepted
     assert check_grounding(used(facts[3], answer="Ivo Tarn"), facts, ["Osk Freight"], hops=3, question=question).accepted
     # a question word is no relative clause: "In which town ..." asks one relation, and so does "... where?"
     for q in ("In which town is Osk Freight based?", "Osk Freight is based where?"):
