@@ -166,7 +166,7 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     docs = []
     for d in load_documents(documents):
         earlier: dict[str, set[str]] = {}    # "the agency" -> its name, named in this or an earlier passage
-        parts = split_document(d)
+        parts = split_document({**d, "text": resolve_it(d["text"])})   # an "It" that opens a passage too
         for i, p in enumerate(parts):
             text = resolve_descriptions(p["text"], earlier)
             # a later passage's opening "He" -> the person the document opens with

@@ -372,14 +372,23 @@ def _inside(word: str, text: str) -> bool:
                for m in re.finditer(r"(\S+)\s+" + re.escape(word) + r"\b(?!['’]?\s+" + UPPER + ")", text))
 
 
+def _a_person(name: str, sentence: str) -> bool:
+    """Whether the sentence shows ``name``, its subject, to be a person, whom "it" never means: a
+    personal title first ("Philanthropist Ann Lee"), ", who ..." after it, or "he"/"she" in it."""
+    return (name.split()[0].rstrip(".").lower() in ALL_TITLES
+            or re.match(r"\s*,\s*who\b", sentence[len(name):]) is not None
+            or re.search(r"\b(?:he|she|his|her|him)\b", sentence, flags=re.IGNORECASE) is not None)
+
+
 def resolve_it(text: str) -> str:
     """``text`` with a sentence-opening "It" written as the name the sentence before opens with.
 
     A small model reads "Osk Freight runs six ships. It was founded in 1990 by Ann Lee." and finds
     no fact in the second sentence: "it" names nothing. The name is taken only when the sentence
     before opens with it (after an optional "The") and has no object "it" could mean instead
-    ("bought Osk", "founded a firm", "was represented by Pike & Dunn"). A one-word name must be
-    written inside a sentence too ("Drivers on ..." names no one). "It is likely that ..." is left
+    ("bought Osk", "founded a firm", "was represented by Pike & Dunn"), and that shows no person
+    ("Dr. Ann Lee, who ...", "she"). A one-word name must be written inside a sentence too
+    ("Drivers on ..." names no one). "It is likely that ..." is left
     alone, and so is "Its": written "Osk Freight's chief", it gave the small model nouns for
     relations ("bell_tower") more often than facts.
 
@@ -401,7 +410,7 @@ def resolve_it(text: str) -> str:
         names = capitalised_names(sentence)
         previous = names[0] if names and head.startswith(names[0]) else None
         if previous and (not _SUBJECT_THEN.match(sentence[len(previous):]) or _other_thing(sentence[len(previous):], names[1:])
-                         or (" " not in previous and not _inside(previous, text))):
+                         or (" " not in previous and not _inside(previous, text)) or _a_person(previous, sentence)):
             previous = None
     out.append(text[last:])
     return "".join(out)

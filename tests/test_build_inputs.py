@@ -817,6 +817,19 @@ def test_a_sentence_that_opens_with_it_gets_the_name_before(scripted, tmp_path):
     assert "Orrel Weavers Guild was set up" in scripted.requests[0]["messages"][-1]["content"]
 
 
+def test_an_it_that_opens_a_later_passage_gets_the_name_too(scripted, tmp_path):
+    """A long document is read 50 words at a time: the "It" that opens the second passage is
+    resolved on the whole text, before the split, so the sentence before it still counts."""
+    text = ("Orrel Weavers Guild is a craft society in Pesk with two hundred members in six villages of the Harl "
+            "valley, and its weavers sell blankets, scarves and rugs at markets in Pesk, Tarn and Lisvik for the "
+            "benefit of schools in the villages of the valley and for repairs to churches on the hills. It was set "
+            "up in 1931 by Ann Lee.")
+    assert [p["text"][:2] for p in split_document({"id": "g", "text": text})] == ["Or", "It"]
+    scripted.replies.extend([json.dumps({"facts": []})] * 2)
+    extract_corpus([{"id": "g", "text": text}], cache_dir=tmp_path / "kg", progress=False)
+    assert scripted.requests[1]["messages"][-1]["content"].count("Orrel Weavers Guild was set up in 1931") == 1
+
+
 @pytest.mark.parametrize("text", [
     "Ann Lee bought Tarn Mill in 1990. It makes looms.",            # "it" may be the mill
     "Ann Lee founded a weaving firm in 1990. It makes looms.",      # ... or the firm
@@ -824,6 +837,8 @@ def test_a_sentence_that_opens_with_it_gets_the_name_before(scripted, tmp_path):
     "Tarn Mill is busy. It is likely that Bo Chan will stay.",      # an "it" that means no one
     "Tarn Mill station reopened. It is new.",                       # the subject is more than the name
     "Weavers in Pesk are busy. It rained.",                         # a capital that only opens a sentence
+    "Dr. Ann Lee, who chairs Tarn Mill, said it would grow. It was set up in 1990.",   # a person
+    "Ann Lee said she would stay. It was set up in 1990.",          # a person
 ])
 def test_it_is_left_alone_when_the_sentence_before_offers_another_thing(text):
     assert names.resolve_it(text) == text
