@@ -327,15 +327,22 @@ def resolve_opening_pronoun(text: str, opening: str) -> str:
     return text[:m.start()] + topic + text[m.end():]
 
 
-#: What follows a sentence's subject: a comma, a bracket, a preposition, or a verb that ends in "s" or
-#: "ed" or is a form of "be", "have" or a modal ("Ollen Cross station reopened": the subject is not
-#: the name alone).
-_SUBJECT_THEN = re.compile(r"\s*[,(]|\s+(?:" + "|".join(sorted(FUNCTION_WORDS)) + r"|[a-z]+(?:s|ed)|is|are|was|were|has|had"
-                           r"|have|will|would|can|could|may|might|must|should|did|does)\b")
+#: What follows a sentence's subject: a comma (not a list, "Ann Lee, Bo Chan and ..."), a bracket, a
+#: preposition of place, or a verb that ends in "s" or "ed" or is a form of "be", "have" or a modal
+#: ("Ollen Cross station reopened", "Werner Erhard and Associates": the subject is not the name alone).
+_VERB_THEN = (r"\s+(?:[a-z]+(?:s|ed)|is|are|was|were|has|had|have|will|would|can|could|may|might|must|should"
+              r"|did|does)\b")
+_SUBJECT_THEN = re.compile(r"\s*\((?!.*\)\s*,?\s*and\b)|\s*,(?!\s*" + UPPER + r"[\w'’-]*(?:\s+" + UPPER
+                           + r"[\w'’-]*)*\s*(?:,|and\b))|\s+(?:in|at|on|from|near|with)\b|" + _VERB_THEN)
+_ONE_WORD_THEN = re.compile(r"\s*,|" + _VERB_THEN)
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 #: "It is likely that ...", "It was not known whether ...": an "it" that stands for no name.
 _EXPLETIVE = re.compile(r"\s+(?:is|was|seems|seemed|appears|appeared|has\s+been|had\s+been|will\s+be|would\s+be)"
                         r"\s+(?:not\s+)?(?:\w+\s+){0,2}?(?:that|whether|how|why|what|when)\b")
+
+
+#: A sentence end, but not after an initial ("Stephen R. Covey") or a short title ("St. Peter's").
+_IT_SENTENCE_END = re.compile(r"(?<!\b[A-Z])(?<!\b(?:St|Mt|Dr|Mr|Ms|Jr|Sr|No))(?<!\bMrs)" + _END_MARK + r"|\n\s*")
 
 
 def _other_thing(rest: str, names: Iterable[str]) -> bool:
@@ -368,7 +375,7 @@ def _other_thing(rest: str, names: Iterable[str]) -> bool:
 
 def _inside(word: str, text: str) -> bool:
     """Whether ``text`` writes ``word`` as a name of its own inside a sentence (not "Vessen Drivers' Union")."""
-    return any(m.group(1)[:1].islower() or m.group(1)[-1] in ",;)"
+    return any((m.group(1)[:1].islower() or m.group(1)[-1] in ",;)") and m.group(1)[-1] not in ".!?:"
                for m in re.finditer(r"(\S+)\s+" + re.escape(word) + r"\b(?!['’]?\s+" + UPPER + ")", text))
 
 
@@ -387,10 +394,11 @@ def resolve_it(text: str) -> str:
     no fact in the second sentence: "it" names nothing. The name is taken only when the sentence
     before opens with it (after an optional "The") and has no object "it" could mean instead
     ("bought Osk", "founded a firm", "was represented by Pike & Dunn"), and that shows no person
-    ("Dr. Ann Lee, who ...", "she"). A one-word name must be written inside a sentence too
-    ("Drivers on ..." names no one). "It is likely that ..." is left
-    alone, and so is "Its": written "Osk Freight's chief", it gave the small model nouns for
-    relations ("bell_tower") more often than facts.
+    ("Dr. Ann Lee, who ...", "she"), nor an "it" of its own, nor an "its" past the text's first
+    sentence (the topic: "The River Drava forms its border."). A one-word name must be written
+    inside a sentence too ("Drivers on ..." names no one). "It is likely that ..." is left alone,
+    and so is "Its": written "Osk Freight's chief", it gave the small model nouns for relations
+    ("bell_tower") more often than facts.
 
     >>> resolve_it("Osk Freight runs six ships. It was founded by Ann Lee. It has 40 staff.")
     'Osk Freight runs six ships. Osk Freight was founded by Ann Lee. Osk Freight has 40 staff.'
@@ -398,19 +406,22 @@ def resolve_it(text: str) -> str:
     'Ann Lee founded a firm in 1990. It makes pumps.'
     """
     out, last, previous = [], 0, None
-    for start in [0] + [m.end() for m in _SENTENCE_END.finditer(text)]:
+    for start in [0] + [m.end() for m in _IT_SENTENCE_END.finditer(text)]:
         rest = text[start:]
         if previous and re.match(r"It\b(?!['’])", rest) and not _EXPLETIVE.match(rest[2:]):
             out.append(text[last:start] + previous)
             last = start + 2
             continue                     # "It was ... . It has ...": the same name again
         head = rest[4:] if rest.startswith("The ") else rest
-        end = _SENTENCE_END.search(head)
+        end = _IT_SENTENCE_END.search(head)
         sentence = head[:end.start()] if end else head
         names = capitalised_names(sentence)
         previous = names[0] if names and head.startswith(names[0]) else None
-        if previous and (not _SUBJECT_THEN.match(sentence[len(previous):]) or _other_thing(sentence[len(previous):], names[1:])
-                         or (" " not in previous and not _inside(previous, text)) or _a_person(previous, sentence)):
+        then = _SUBJECT_THEN if " " in (previous or "") else _ONE_WORD_THEN      # not "Back to the Future"
+        if previous and (not then.match(sentence[len(previous):]) or _other_thing(sentence[len(previous):], names[1:])
+                         or (" " not in previous and not _inside(previous, text)) or _a_person(previous, sentence)
+                         or re.search(r"\b(?:it|itself)\b" if start == 0 else r"\b(?:it|its|itself)\b",
+                                      sentence[len(previous):]) is not None):
             previous = None
     out.append(text[last:])
     return "".join(out)

@@ -821,7 +821,7 @@ def test_an_it_that_opens_a_later_passage_gets_the_name_too(scripted, tmp_path):
     """A long document is read 50 words at a time: the "It" that opens the second passage is
     resolved on the whole text, before the split, so the sentence before it still counts."""
     text = ("Orrel Weavers Guild is a craft society in Pesk with two hundred members in six villages of the Harl "
-            "valley, and its weavers sell blankets, scarves and rugs at markets in Pesk, Tarn and Lisvik for the "
+            "valley, and the weavers sell blankets, scarves and rugs at markets in Pesk, Tarn and Lisvik for the "
             "benefit of schools in the villages of the valley and for repairs to churches on the hills. It was set "
             "up in 1931 by Ann Lee.")
     assert [p["text"][:2] for p in split_document({"id": "g", "text": text})] == ["Or", "It"]
@@ -839,6 +839,9 @@ def test_an_it_that_opens_a_later_passage_gets_the_name_too(scripted, tmp_path):
     "Weavers in Pesk are busy. It rained.",                         # a capital that only opens a sentence
     "Dr. Ann Lee, who chairs Tarn Mill, said it would grow. It was set up in 1990.",   # a person
     "Ann Lee said she would stay. It was set up in 1990.",          # a person
+    "Pesk is a county. The River Tane forms its border. It has 40 villages.",   # "its": the topic
+    "Sam Lee, Bo Chan and Ann Lee star. It was filmed in Pesk.",    # a list of names
+    "Back to the Future was a film. It won a prize.",               # a title cut at "to"
 ])
 def test_it_is_left_alone_when_the_sentence_before_offers_another_thing(text):
     assert names.resolve_it(text) == text
