@@ -427,6 +427,9 @@ def resolve_it(text: str) -> str:
     return "".join(out)
 
 
+#: Words for a place in a series: "the second" or "the latter" refers to no name by its last word.
+_ORDINALS = frozenset("""first second third fourth fifth sixth seventh eighth ninth tenth last next former latter
+    same other following previous""".split())
 #: "the <noun>" in lowercase, not followed by "of" ("the bank of Tidewater" is no back-reference) or
 #: by a name ("the painter Bo Chan" names someone else).
 _TWO_WORD_DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,}) ([a-z]{3,})\b(?!\s+of\b)(?!-)(?!\s+" + UPPER + ")")
@@ -448,6 +451,8 @@ def description_heads(text: str) -> dict[str, set[str]]:
     """
     heads: dict[str, set[str]] = {}
     for name in capitalised_names(text):
+        if name.casefold() in PRONOUNS:          # "It is a 2017 horror film": a pronoun, not a film's name
+            continue
         if len(name.split()) >= 2:
             heads.setdefault(name.split()[-1].casefold(), set()).add(name)
         # what the text calls it: "<Name>, a firm ...", "<Name> is an engineering consultancy",
@@ -479,6 +484,8 @@ def resolve_descriptions(text: str, earlier: Mapping[str, set[str]] | None = Non
     heads, earlier = description_heads(text), earlier or {}
 
     def resolve(m: re.Match) -> str:
+        if m.group(2) in _ORDINALS:                    # "the second": a place in a series, not a thing
+            return m.group(0)
         names = heads.get(m.group(2), set())
         if len(names) == 1 and 0 <= text.find(name := next(iter(names))) < m.start():
             return f"{m.group(1)} {name}"

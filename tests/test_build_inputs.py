@@ -845,3 +845,12 @@ def test_an_it_that_opens_a_later_passage_gets_the_name_too(scripted, tmp_path):
 ])
 def test_it_is_left_alone_when_the_sentence_before_offers_another_thing(text):
     assert names.resolve_it(text) == text
+
+
+def test_the_noun_is_no_pronoun_and_no_place_in_a_series():
+    """Found on real Wikipedia paragraphs: "It was a super hit movie. The movie ..." made "It" the
+    movie's name, and "the second" was read as a name ending in "Second"."""
+    text = "Tarn Road is a film by Ann Lee. It was a super hit movie. The movie sold well."
+    assert names.resolve_descriptions(text) == text
+    text = "Pesk Second and Tarn First met. The second won."
+    assert names.resolve_descriptions(text) == text
