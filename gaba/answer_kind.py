@@ -94,6 +94,10 @@ RELATIVE_WORDS = frozenset({"that", "which", "who", "whom", "whose", "where", "w
                             "his", "her", "its", "their"})
 
 
+#: The preposition before an opening question word ("In which town ..."), which opens no relative clause.
+_OPENING_WH = re.compile(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", flags=re.I)
+
+
 def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
     """Whether ``question`` asks one relation of the entities it names, describing no entity on the way.
 
@@ -106,7 +110,7 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
     (True, False)
     """
     q = _blanked(question, names)
-    q = re.sub(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", "", q, flags=re.I)   # "In which town ..."
+    q = _OPENING_WH.sub("", q)                                  # "In which town ..."
     words = re.findall(r"[\w'\u2019-]+", q)
     if any(w.casefold() in RELATIVE_WORDS for w in words[1:]):
         return False
@@ -140,7 +144,7 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
     ('maintains Tarr Hut?', None)
     """
     inside = [m.span() for n in names if n for m in re.finditer(whole_words(n), question, flags=re.I)]
-    opening = re.match(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", question, flags=re.I)
+    opening = _OPENING_WH.match(question)
     words = [m for m in re.finditer(r"[\w'\u2019-]+", question)
              if m.start() >= (opening.end() if opening else 0) and not any(a <= m.start() < b for a, b in inside)]
     for m in words[1:-1]:

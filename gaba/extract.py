@@ -168,11 +168,12 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
         earlier: dict[str, set[str]] = {}    # "the agency" -> its name, named in this or an earlier passage
         parts = split_document({**d, "text": resolve_it(d["text"])})   # an "It" that opens a passage too
         for i, p in enumerate(parts):
-            text = resolve_descriptions(p["text"], earlier)
+            heads = description_heads(p["text"])
+            text = resolve_descriptions(p["text"], earlier, heads=heads)
             # a later passage's opening "He" -> the person the document opens with
             text = resolve_opening_pronoun(text, parts[0]["text"]) if i else text
             docs.append({**p, "text": resolve_it(text)})          # "It was founded ..." -> the name
-            for head, names in description_heads(p["text"]).items():
+            for head, names in heads.items():
                 earlier.setdefault(head, set()).update(names)
     for d in docs:                  # a long document is fine; a passage the model cannot read is not
         check_document(d)

@@ -4,6 +4,7 @@ Taught in chapter "From text to a knowledge graph". Generic English rules, no co
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -319,12 +320,21 @@ def resolve_opening_pronoun(text: str, opening: str) -> str:
         return text
     if any(looks_like_person(n) for n in capitalised_names(text[:m.start()])):
         return text
+    if (topic := _biography_subject(opening)) is None:
+        return text
+    return text[:m.start()] + topic + text[m.end():]
+
+
+@functools.lru_cache(maxsize=64)
+def _biography_subject(opening: str) -> str | None:
+    """The person a document's first passage opens with the way a biography does, else None;
+    worked out once for all the later passages of the document."""
     opening = opening.lstrip()
     names = capitalised_names(opening)
     topic = names[0] if names and opening.startswith(names[0]) else None
     if topic is None or not looks_like_person(topic) or not _BORN.match(opening[len(topic):]):
-        return text
-    return text[:m.start()] + topic + text[m.end():]
+        return None
+    return topic
 
 
 #: What follows a sentence's subject: a comma (not a list, "Ann Lee, Bo Chan and ..."), a bracket, a
@@ -406,15 +416,15 @@ def resolve_it(text: str) -> str:
     'Ann Lee founded a firm in 1990. It makes pumps.'
     """
     out, last, previous = [], 0, None
-    for start in [0] + [m.end() for m in _IT_SENTENCE_END.finditer(text)]:
+    ends = list(_IT_SENTENCE_END.finditer(text))
+    for start, stop in zip([0] + [m.end() for m in ends], [m.start() for m in ends] + [len(text)]):
         rest = text[start:]
         if previous and re.match(r"It\b(?!['’])", rest) and not _EXPLETIVE.match(rest[2:]):
             out.append(text[last:start] + previous)
             last = start + 2
             continue                     # "It was ... . It has ...": the same name again
         head = rest[4:] if rest.startswith("The ") else rest
-        end = _IT_SENTENCE_END.search(head)
-        sentence = head[:end.start()] if end else head
+        sentence = text[start + len(rest) - len(head):stop]
         names = capitalised_names(sentence)
         previous = names[0] if names and head.startswith(names[0]) else None
         then = _SUBJECT_THEN if " " in (previous or "") else _ONE_WORD_THEN      # not "Back to the Future"
@@ -467,21 +477,23 @@ def description_heads(text: str) -> dict[str, set[str]]:
     return heads
 
 
-def resolve_descriptions(text: str, earlier: Mapping[str, set[str]] | None = None) -> str:
+def resolve_descriptions(text: str, earlier: Mapping[str, set[str]] | None = None, *,
+                         heads: Mapping[str, set[str]] | None = None) -> str:
     """``text`` with each "the <noun>" (not "the <noun> of") that refers back to a name written as that name.
 
     Resolved only when exactly one name of two or more words in ``text`` ends in that noun and is
     written before it ("the university" is not "University of Caldermoor"); "the air ambulance" when
     one name ends in "Air Ambulance". When no name in ``text``
     ends in the noun, the names of ``earlier`` (:func:`description_heads` of the earlier passages of
-    a long document) are used.
+    a long document) are used. ``heads``: :func:`description_heads` of ``text``, when the caller has
+    them already.
 
     >>> resolve_descriptions("Osk Freight Agency opened in May. The agency has 40 staff.")
     'Osk Freight Agency opened in May. The Osk Freight Agency has 40 staff.'
     >>> resolve_descriptions("The agency has 40 staff.", description_heads("Osk Freight Agency opened."))
     'The Osk Freight Agency has 40 staff.'
     """
-    heads, earlier = description_heads(text), earlier or {}
+    heads, earlier = description_heads(text) if heads is None else heads, earlier or {}
 
     def resolve(m: re.Match) -> str:
         if m.group(2) in _ORDINALS:                    # "the second": a place in a series, not a thing
