@@ -20,9 +20,10 @@ from . import prompts
 from .answer_kind import asks_one_relation, relative_clause, type_mismatch, unmatched_numbers
 from .checks import check_positive_int, check_text
 from .cooccurrence import COOCCURRENCE_RELATION
+from .embed import embed_texts
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
 from .graph import Fact, _check_facts, fact_sentence
-from .names import FUNCTION_WORDS, find_mentions
+from .names import FUNCTION_WORDS, find_mentions, whole_words
 from .words import word_stems
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
@@ -235,6 +236,15 @@ class Grounding:
     answer_entities: tuple[str, ...] = ()
 
 
+def _describes_no_other(question: str, clause: str, names: Sequence[str]) -> bool:
+    """Whether the relative clause is about a name of the question (", which ...") or about what is
+    asked ("Which studio that ...") rather than an entity on the way."""
+    head = question[:question.rfind(clause)].rstrip() if clause else question
+    head = re.sub(r"\s*\b(?:that|which|who|whom|whose|where)$", "", head).rstrip(" ,")
+    return (any(head.casefold().endswith(n.casefold()) for n in names if n)
+            or re.fullmatch(r"\s*(?:which|what)\s+[\w-]+", head, flags=re.I) is not None)
+
+
 def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], *,
                     evidence: Mapping[Fact, Sequence[str]] | None = None,
                     aliases: Mapping[str, Sequence[str]] | None = None, hops: int = 2,
@@ -248,7 +258,11 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     a cited fact, or past an entity a cited fact is about. With the ``question``, every number it
     writes must be written in a given fact or its evidence (:func:`gaba.answer_kind.unmatched_numbers`);
     when it asks one relation of its entities (:func:`gaba.answer_kind.asks_one_relation`), a given
-    fact or a source sentence of one must join the answer to a question entity; and with the
+    fact or a source sentence of one must join the answer to a question entity; when it names one
+    entity and describes another with a relative clause (:func:`gaba.answer_kind.relative_clause`),
+    the answer must not be the entity that clause describes: the one joined to the named entity by
+    a fact sharing a word stem with the clause, or by the fact whose relation the embedding model
+    finds closest to it; and with the
     entities' ``types`` too, those entities must fit its question word
     (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
 
@@ -320,9 +334,20 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             # answer one fact from Cleddon, by a fact that says what the clause says, is the team
             (q,) = entities
             said = set(word_stems(clause))
+            # ... or by the fact whose relation reads most like the clause, names left out ("paid
+            # for" ~ "financed"): the nearest of the facts at the named entity, no threshold
+            touching = [f for f in facts if q in (f[0], f[2]) and f[1] != COOCCURRENCE_RELATION]
+            words = " ".join(re.sub("|".join(whole_words(n) for n in names if n), " ", clause,
+                                    flags=re.I).replace("?", " ").split())
+            closest = None
+            if touching and words and not _describes_no_other(question, clause, names):
+                vectors = embed_texts([words, *(r.replace("_", " ") for _, r, _ in touching)], kind="query")
+                s, _, o = touching[int((vectors[1:] @ vectors[0]).argmax())]
+                closest = o if s == q else s
 
             def described(a: str) -> bool:
-                return any(said & set(word_stems(r.replace("_", " "))) for s, r, o in facts if {s, o} == {q, a})
+                return a == closest or any(said & set(word_stems(r.replace("_", " ")))
+                                           for s, r, o in facts if {s, o} == {q, a})
 
             if not (kept := tuple(a for a in reached if not described(a))):
                 return Grounding(False, f"the question describes an entity on the way from {q} (... {clause}), and "
