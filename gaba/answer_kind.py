@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from .checks import check_text
-from .names import whole_words
+from .names import FUNCTION_WORDS, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
            "asks_one_relation", "relative_clause"]
@@ -142,6 +142,12 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
 
     >>> relative_clause("Who runs the guild that maintains Tarr Hut?"), relative_clause("Who is its chief?")
     ('maintains Tarr Hut?', None)
+
+    A clause without its relative word counts too, where a noun is followed by one of ``names`` and
+    a lowercase word:
+
+    >>> relative_clause("Who coaches the team Ana Rusk plays for?", ["Ana Rusk"])
+    'Ana Rusk plays for?'
     """
     inside = [m.span() for n in names if n for m in re.finditer(whole_words(n), question, flags=re.I)]
     opening = _OPENING_WH.match(question)
@@ -149,5 +155,10 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
              if m.start() >= (opening.end() if opening else 0) and not any(a <= m.start() < b for a, b in inside)]
     for m in words[1:-1]:
         if m.group(0).casefold() in {"that", "which", "who", "whom", "whose", "where"}:
+            return " ".join(question[m.end():].split())
+    # a clause without its relative word: "the team Ana Rusk plays for" (not "the leader of Ana Rusk")
+    noun = r"(?:(?!(?:" + "|".join(sorted(FUNCTION_WORDS)) + r")\b)[a-z][\w-]*\s+)"
+    for n in sorted({n for n in names if n}, key=len, reverse=True):
+        if m := re.search(r"\bthe\s+" + noun + "{1,2}(?=" + whole_words(n) + r"\s+[a-z])", question):
             return " ".join(question[m.end():].split())
     return None

@@ -586,3 +586,18 @@ def test_the_described_entity_is_the_one_whose_fact_reads_most_like_the_clause()
     # ... and so does one right after the question word's noun: it describes the answer
     q3 = "Which studio that paid for Tarn Road was set up by Bo Chan?"
     assert check_grounding(used(facts[0], answer="Osk Pictures"), facts, ["Tarn Road"], hops=3, question=q3).accepted
+
+
+def test_a_clause_without_its_relative_word_describes_an_entity_too():
+    """Before: "Who is the coach of the team Ana Rusk played for?" has no "that", so the team, one
+    fact from Ana Rusk, was accepted as the answer. A noun, then the question's name and a verb, is
+    a clause without its relative word; "the leader of Ana Rusk" is not."""
+    from gaba.answer_kind import relative_clause
+
+    facts = [("Pell Albion", "sold", "Ana Rusk"), ("Bo Chan", "coaches", "Pell Albion"), ("Ana Rusk", "born_in", "Osk")]
+    q = "Who is the coach of the team Ana Rusk played for?"
+    assert relative_clause(q, ["Ana Rusk"]) == "Ana Rusk played for?"
+    assert relative_clause("Who is the leader of Ana Rusk now?", ["Ana Rusk"]) is None
+    g = check_grounding(used(facts[0], answer="Pell Albion"), facts, ["Ana Rusk"], hops=3, question=q)
+    assert not g.accepted and g.reason.startswith("the question describes an entity on the way from Ana Rusk")
+    assert check_grounding(used(facts[0], facts[1], answer="Bo Chan"), facts, ["Ana Rusk"], hops=3, question=q).accepted
