@@ -239,7 +239,8 @@ class Grounding:
 def _describes_no_other(question: str, clause: str, names: Sequence[str]) -> bool:
     """Whether the relative clause is about a name of the question (", which ...") or about what is
     asked ("Which studio that ...") rather than an entity on the way."""
-    head = question[:question.rfind(clause)].rstrip() if clause else question
+    at = question.rfind(clause) if clause else -1
+    head = question[:at].rstrip() if at >= 0 else ""
     head = re.sub(r"\s*\b(?:that|which|who|whom|whose|where)$", "", head).rstrip(" ,")
     return (any(head.casefold().endswith(n.casefold()) for n in names if n)
             or re.fullmatch(r"\s*(?:which|what)\s+[\w-]+", head, flags=re.I) is not None)
@@ -337,13 +338,13 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             # ... or by the fact whose relation reads most like the clause, names left out ("paid
             # for" ~ "financed"): the nearest of the facts at the named entity, no threshold
             touching = [f for f in facts if q in (f[0], f[2]) and f[1] != COOCCURRENCE_RELATION]
-            words = " ".join(re.sub("|".join(whole_words(n) for n in names if n), " ", clause,
-                                    flags=re.I).replace("?", " ").split())
+            name_re = "|".join(whole_words(n) for n in sorted({n for n in names if n}, key=len, reverse=True))
+            words = " ".join((re.sub(name_re, " ", clause, flags=re.I) if name_re else clause).replace("?", " ").split())
             closest = None
             if touching and words and not _describes_no_other(question, clause, names):
                 vectors = embed_texts([words, *(r.replace("_", " ") for _, r, _ in touching)], kind="query")
-                s, _, o = touching[int((vectors[1:] @ vectors[0]).argmax())]
-                closest = o if s == q else s
+                nearest = touching[int((vectors[1:] @ vectors[0]).argmax())]
+                closest = nearest[2] if nearest[0] == q else nearest[0]
 
             def described(a: str) -> bool:
                 return a == closest or any(said & set(word_stems(r.replace("_", " ")))

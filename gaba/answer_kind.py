@@ -149,7 +149,8 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
     >>> relative_clause("Who coaches the team Ana Rusk plays for?", ["Ana Rusk"])
     'Ana Rusk plays for?'
     """
-    inside = [m.span() for n in names if n for m in re.finditer(whole_words(n), question, flags=re.I)]
+    names = [n for n in names if n]
+    inside = [m.span() for n in names for m in re.finditer(whole_words(n), question, flags=re.I)]
     opening = _OPENING_WH.match(question)
     words = [m for m in re.finditer(r"[\w'\u2019-]+", question)
              if m.start() >= (opening.end() if opening else 0) and not any(a <= m.start() < b for a, b in inside)]
@@ -158,7 +159,7 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
             return " ".join(question[m.end():].split())
     # a clause without its relative word: "the team Ana Rusk plays for" (not "the leader of Ana Rusk")
     noun = r"(?:(?!(?:" + "|".join(sorted(FUNCTION_WORDS)) + r")\b)[a-z][\w-]*\s+)"
-    for n in sorted({n for n in names if n}, key=len, reverse=True):
+    for n in sorted(set(names), key=len, reverse=True):
         if m := re.search(r"\bthe\s+" + noun + "{1,2}(?=" + whole_words(n) + r"\s+[a-z])", question):
             return " ".join(question[m.end():].split())
     return None
