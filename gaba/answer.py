@@ -23,7 +23,8 @@ from .cooccurrence import COOCCURRENCE_RELATION
 from .embed import embed_texts
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
 from .graph import Fact, _check_facts, fact_sentence
-from .names import FUNCTION_WORDS, find_mentions, whole_words
+from .names import FUNCTION_WORDS, find_mentions
+from .relevance import _without
 from .words import word_stems
 
 #: The exact phrase every answering prompt asks the model to use when the context lacks the answer.
@@ -337,9 +338,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             said = set(word_stems(clause))
             # ... or by the fact whose relation reads most like the clause, names left out ("paid
             # for" ~ "financed"): the nearest of the facts at the named entity, no threshold
-            touching = [f for f in facts if q in (f[0], f[2]) and f[1] != COOCCURRENCE_RELATION]
-            name_re = "|".join(whole_words(n) for n in sorted({n for n in names if n}, key=len, reverse=True))
-            words = " ".join((re.sub(name_re, " ", clause, flags=re.I) if name_re else clause).replace("?", " ").split())
+            touching = [f for f in told if q in (f[0], f[2])]
+            words = " ".join(_without(clause, names).replace("?", " ").split())
             closest = None
             if touching and words and not _describes_no_other(question, clause, names):
                 vectors = embed_texts([words, *(r.replace("_", " ") for _, r, _ in touching)], kind="query")
