@@ -194,9 +194,9 @@ def _ask(args) -> None:
         out = graph_rag_trace(args.question, G, hops=hops, budget=budget,
                               grounding=not args.no_grounding, fact_order=args.fact_order,
                               rank=args.rank)
-        traces = [out]
+        traces = out.get("steps") or [out]    # two when the rest of the question was asked
     for i, t in enumerate(traces if args.trace else [], 1):
-        if args.hop_by_hop:
+        if args.hop_by_hop or len(traces) > 1:
             _say(f"step {i}:", t["question"])
         _say("entities:", ", ".join(t["entities"]) or "none")
         _say(t["prompt"] or "(no model call)")

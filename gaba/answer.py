@@ -235,6 +235,9 @@ class Grounding:
     reason: str
     cited: tuple[Fact, ...] = ()
     answer_entities: tuple[str, ...] = ()
+    #: Refused as the entity on the way that the question's relative ``clause`` describes: those entities.
+    described: tuple[str, ...] = ()
+    clause: str | None = None
 
 
 def _describes_no_other(question: str, clause: str, names: Sequence[str]) -> bool:
@@ -352,7 +355,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
 
             if not (kept := tuple(a for a in reached if not described(a))):
                 return Grounding(False, f"the question describes an entity on the way from {q} (... {clause}), and "
-                                 f"{', '.join(reached)}, one fact from {q}, is that entity, not what is asked of it", cited)
+                                 f"{', '.join(reached)}, one fact from {q}, is that entity, not what is asked of it", cited,
+                                 described=reached, clause=clause)
             reached = kept
         if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):
             return Grounding(False, why, cited)

@@ -13,7 +13,7 @@ from .checks import check_text
 from .names import FUNCTION_WORDS, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
-           "asks_one_relation", "relative_clause"]
+           "asks_one_relation", "relative_clause", "rest_of_question"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -163,3 +163,25 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
         if m := re.search(r"\bthe\s+" + noun + "{1,2}(?=" + whole_words(n) + r"\s+[a-z])", question):
             return " ".join(question[m.end():].split())
     return None
+
+
+def rest_of_question(question: str, clause: str, entity: str) -> str | None:
+    """``question`` with the phrase that describes an entity on the way, "the <noun> [that] <clause>",
+    written as that ``entity``'s name: what is left to ask once the entity is known. None when the
+    phrase has no "the" at most four words before ``clause``, or when the clause describes an entity
+    of its own ("the film whose music came from *the composer of* ..."), or when the question's verb
+    may come after the clause ("Where was ... born?", "Which firm did ... buy?").
+
+    >>> rest_of_question("Who founded the studio that paid for Low Tide?", "paid for Low Tide?", "Greywater")
+    'Who founded Greywater?'
+    """
+    at = question.rfind(clause) if clause else -1
+    if at < 0 or re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", clause) or re.match(
+            r"\s*(?:\w+\s+)?(?:(?:which|what)\s+[\w-]+\s+|\w+\s+)(?:do|does|did)\b"
+            r"|\s*(?:where|when|how|why)\s+(?:is|was|are|were)\b", question, flags=re.I):
+        return None
+    head = question[:at]
+    the = [m for m in re.finditer(r"\bthe\b", head, flags=re.I)]
+    if not the or len(head[the[-1].end():].split()) > 4:
+        return None
+    return head[:the[-1].start()] + entity + question[at + len(clause.rstrip("?")):].lstrip()

@@ -1,6 +1,7 @@
 """Answering questions: Graph RAG over a knowledge graph, and flat RAG over documents.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer.
+Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer; two when the model
+names the entity on the way that the question describes, and the rest of the question is asked about it.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from . import embed, link
 from . import rank as _rank
 from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention
+from .answer_kind import asks_one_relation, rest_of_question
 from .checks import MAX_QUESTION_CHARS, check_positive_int, check_question, lone_surrogate
 from .data.news import load_documents
 from .entities import check_graph, check_node_names, find_entities, node_aliases
@@ -72,12 +74,14 @@ DEFAULT_FACT_ORDER = FACT_ORDERS[0]
 def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None = DEFAULT_BUDGET,
                     rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
-                    max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER) -> dict:
+                    max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER,
+                    second_look: bool = True) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
     Keys: ``question``, ``entities``, ``facts`` (after the budget), ``prompt``, ``reply``,
-    ``model_answer``, ``grounding``, ``answer`` and ``reason`` (why the system abstained, else None).
-    Parameters and errors as :func:`graph_rag`.
+    ``model_answer``, ``grounding``, ``answer`` and ``reason`` (why the system abstained, else None),
+    of the last model call (``facts`` and ``entities``: the question's); ``steps``, the traces of both
+    calls, when the rest of the question was asked. Parameters and errors as :func:`graph_rag`.
     """
     check_graph(G)
     check_question(question, "graph_rag")
@@ -132,22 +136,40 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
                     purpose=f"graph_rag: {question[:60]}")
     out["reply"] = resp.text
     out["answer"] = out["model_answer"] = final_answer(resp.text)
-    if grounding:
-        verdict = out["grounding"] = check_grounding(
-            resp.text, facts_sorted, entities, evidence=evidence,
-            aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G},
-            hops=hops, question=question,
-            types={n: G.nodes[n].get("type") for f in facts_sorted for n in (f[0], f[2]) if n in G})
-        if not verdict.accepted:
-            return abstain(f"{verdict.reason}.")
-    return out
+    if not grounding:
+        return out
+    verdict = out["grounding"] = check_grounding(
+        resp.text, facts_sorted, entities, evidence=evidence,
+        aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G},
+        hops=hops, question=question,
+        types={n: G.nodes[n].get("type") for f in facts_sorted for n in (f[0], f[2]) if n in G})
+    if verdict.accepted:
+        return out
+    if second_look and len(verdict.described) == 1 and (
+            asked := rest_of_question(question, verdict.clause or "", verdict.described[0])):
+        # the model named the entity on the way that a relative clause describes: ask the rest of
+        # the question about that entity, as a question of its own (one relation: one fact away)
+        (on_way,) = verdict.described
+        step = graph_rag_trace(asked, G, 1 if asks_one_relation(asked, [on_way, *node_aliases(G, on_way)])
+                               else max(1, hops - 1), budget=budget, rank=rank, linking=lambda _q, _G: [on_way],
+                               temperature=temperature, seed=seed, max_tokens=max_tokens,
+                               fact_order=fact_order, second_look=False)
+        out["steps"] = [dict(out), step]
+        out.update({k: step[k] for k in ("prompt", "reply", "model_answer", "grounding", "answer")})
+        named = step["grounding"].answer_entities if step["grounding"] else ()
+        if not is_abstention(step["answer"]) and not set(named) <= set(entities):
+            return out
+        why = (step["reason"] or ("the answer names only an entity of the question." if named
+                                  else "the model did not know.")).rstrip(".")
+        return abstain(f'{verdict.reason}; asked "{asked}" then, {why}.')
+    return abstain(f"{verdict.reason}.")
 
 
 def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None = DEFAULT_BUDGET,
               rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
-              fact_order: str = DEFAULT_FACT_ORDER) -> tuple[str, list[Fact]]:
-    """Answer a question from the facts around its entities, with one model call and a check.
+              fact_order: str = DEFAULT_FACT_ORDER, second_look: bool = True) -> tuple[str, list[Fact]]:
+    """Answer a question from the facts around its entities, with a model call and a check.
 
     ``hops``: how far from the question's entities facts are gathered, and the longest path of given
     facts the check accepts (:data:`DEFAULT_HOPS`). ``linking``: ``"auto"`` (names and aliases as
@@ -157,7 +179,10 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
     ``rank``: a :func:`gaba.rank.rank_facts` method or ``fn(question, facts, G, budget) -> facts``
     (``budget=None`` keeps all). ``fact_order``: ``"hops"`` (nearest first), ``"sorted"``,
     ``"outline"`` or ``"chains"``. A reply :func:`gaba.answer.check_grounding` rejects becomes
-    :data:`ABSTAIN` plus the reason, unless ``grounding=False``.
+    :data:`ABSTAIN` plus the reason, unless ``grounding=False``. A reply refused as the entity on the
+    way that a relative clause describes ("the studio that paid for Low Tide") gets the rest of the
+    question asked about that entity (:func:`gaba.answer_kind.rest_of_question`), from it, one fact
+    away when one relation is left, with the same check; ``second_look=False`` abstains instead.
 
     Returns ``(answer, sorted facts given)``; raises ValueError for an empty graph, an empty or
     over-long question, or an invalid option.
@@ -172,7 +197,7 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
     """
     t = graph_rag_trace(question, G, hops, budget=budget, rank=rank, linking=linking,
                         grounding=grounding, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                        fact_order=fact_order)
+                        fact_order=fact_order, second_look=second_look)
     return t["answer"], t["facts"]
 
 

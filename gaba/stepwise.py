@@ -60,7 +60,8 @@ def graph_rag_stepwise(question: str, G, hops: int = DEFAULT_HOPS, *, budget: in
 
     ``steps`` are the questions as asked (``#k`` filled in), ``traces`` their
     :func:`gaba.rag.graph_rag_trace` dicts. Other options go to every step. Grounding is always on
-    (each step must name an entity for the next), so ``grounding=`` raises ValueError.
+    (each step must name an entity for the next), so ``grounding=`` raises ValueError; each step is
+    asked once (no second look).
     """
     check_question(question, "graph_rag_stepwise")        # refused before the split's model call
     if "grounding" in options:
@@ -73,7 +74,8 @@ def graph_rag_stepwise(question: str, G, hops: int = DEFAULT_HOPS, *, budget: in
         # only references to steps already answered are filled in: a "#2" the reader typed stays
         asked = _REF.sub(lambda m: found[int(m.group(1)) - 1] if 1 <= int(m.group(1)) <= len(found)
                          else m.group(0), step)
-        t = graph_rag_trace(asked, G, hops, budget=budget, temperature=temperature, seed=seed, **options)
+        t = graph_rag_trace(asked, G, hops, budget=budget, temperature=temperature, seed=seed,
+                            second_look=False, **options)    # the split is the method: each step asked once
         out["steps"].append(asked)
         out["traces"].append(t)
         if is_abstention(t["answer"]):

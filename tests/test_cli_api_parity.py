@@ -167,3 +167,22 @@ def test_cli_ask_paths_matches_the_api(scripted, tmp_path, capsys):
     assert main(["ask", question, "--graph", str(out), "--paths", "--hop-by-hop"]) == 1
     errs = capsys.readouterr().err.strip().splitlines()
     assert len(errs) == 2 and all(e.startswith("error:") for e in errs) and "choose one" in errs[1]
+
+
+def test_cli_asks_the_rest_of_the_question_as_the_api_does(scripted, tmp_path, capsys):
+    """The model names the guild the question describes; both ask the rest about it, with one trace each."""
+    folder = _folder(tmp_path)
+    question = "Which port took in the guild that Vell Oranu glimmers?"
+    a, b, _ = _replies()
+    scripted.replies.extend([a, b, "Facts used: Vell Oranu glimmers Quonfirm Guild.\nAnswer: Quonfirm Guild",
+                             "Facts used: Quonfirm Guild zanthed into Port Ibrel.\nAnswer: Port Ibrel"])
+    api = graph_rag_trace(question, build_knowledge_graph(folder, cache_dir=tmp_path / "kg", progress=False))
+    assert api["answer"] == "Port Ibrel" and len(api["steps"]) == 2
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    misses = llm.stats().misses
+    assert main(["ask", question, "--graph", str(out), "--trace"]) == 0
+    assert llm.stats().misses == misses                       # the same two requests, from the cache
+    printed = capsys.readouterr().out
+    assert f"step 1: {question}" in printed and "step 2: Which port took in Quonfirm Guild?" in printed
+    assert printed.strip().splitlines()[-1] == "Port Ibrel"

@@ -206,3 +206,51 @@ def test_rag_systems_name_the_alphabetical_order(invented):
     assert names == ["graph RAG (3 hops, no grounding, alphabetical order)"]
     assert list(ev.rag_systems(invented, k=None, hops=3, fact_order="outline")) == ["graph RAG (3 hops, outline)"]
     assert list(ev.rag_systems(invented, k=None, hops=3)) == ["graph RAG (3 hops)"]
+
+
+def test_an_answer_on_the_way_gets_the_rest_of_the_question_asked(invented, scripted):
+    """The model names the foundry the question describes ("the foundry that Zorblat glimmers"):
+    the rule refuses it, and the rest of the question is asked about that foundry, one fact away."""
+    scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[1], answer=END)])
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
+    assert t["answer"] == END and len(scripted.requests) == 2
+    first, step = t["steps"]
+    assert first["grounding"].described == (MIDDLE,) and first["model_answer"] == MIDDLE
+    assert step["question"] == f"Who quenches {MIDDLE}?" and step["entities"] == [MIDDLE]
+    assert "Question: Who quenches Quonfirm Halse?" in scripted.requests[1]["messages"][-1]["content"]
+    assert set(CHAIN) <= set(t["facts"]) and step["facts"] == sorted(CHAIN)   # one fact from the foundry
+
+
+def test_the_rest_of_the_question_is_checked_like_any_answer(invented, scripted):
+    # the question's own entity (one fact from the foundry) is no answer to the rest of it, nor is
+    # a name the facts of the second question do not hold
+    for wrong, why in ((START, "the answer names only an entity of the question"),
+                       ("Drensk Oculo 4", "the answer names no entity of the given facts other than the question's")):
+        scripted.requests.clear()
+        scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[0], answer=wrong)])
+        t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, seed=len(wrong))
+        assert rag.is_abstention(t["answer"]) and len(scripted.requests) == 2
+        assert t["reason"].startswith(f"the question describes an entity on the way from {START}")
+        assert t["reason"].endswith(f'asked "Who quenches {MIDDLE}?" then, {why}.'), t["reason"]
+    # without the second look, one call and the first refusal
+    scripted.requests.clear()
+    scripted.replies.append(_reply(CHAIN[0], answer=MIDDLE))
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, second_look=False, seed=1)
+    assert len(scripted.requests) == 1 and "steps" not in t
+    assert t["reason"].startswith(f"the question describes an entity on the way from {START}")
+
+
+def test_rest_of_question_reads_only_a_described_phrase_it_can_replace():
+    from gaba.answer_kind import rest_of_question
+
+    assert rest_of_question(QUESTION, "Zorblat glimmers?", MIDDLE) == f"Who quenches {MIDDLE}?"
+    assert rest_of_question("Who is the coach of the team Ana Rusk plays for?", "Ana Rusk plays for?",
+                            "Pell Albion") == "Who is the coach of Pell Albion?"
+    # the clause describes an entity of its own, the verb comes after it, or there is no phrase
+    assert rest_of_question("Who directed the film whose music came from the composer of Tern?",
+                            "music came from the composer of Tern?", "Bo Chan") is None
+    assert rest_of_question("Where was the founder of the firm that Ana Rusk owns born?",
+                            "Ana Rusk owns born?", "Osk") is None
+    assert rest_of_question("Which boat did the firm that Ana Rusk owns buy?", "Ana Rusk owns buy?", "Osk") is None
+    assert rest_of_question("Who quenches anything that Zorblat glimmers?", "Zorblat glimmers?", MIDDLE) is None
+    assert rest_of_question(QUESTION, "not in it", MIDDLE) is None
