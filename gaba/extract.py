@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from . import llm
+from .coref import description_heads, resolve_descriptions, resolve_it, resolve_opening_pronoun
 from .data.news import load_documents
 from .data.triple import Triple
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError
 from .kgcache import (CACHE_FORMAT, kg_cache_dir, read_entry, recorded_seconds, triples_cache_key,
                       write_entry)
-from .names import candidate_names, description_heads, resolve_descriptions, resolve_it, resolve_opening_pronoun
+from .names import candidate_names
 from .passages import as_document, check_document, split_document, split_sentences
 from .request import extraction_request, facts_from_rows, prompt_version
 from .validate import Rejection, validate_triples

@@ -11,7 +11,7 @@ from pathlib import PurePath
 import networkx as nx
 import pytest
 
-from gaba import cache, names
+from gaba import cache, coref, names
 from gaba.__main__ import main
 from gaba.aliases import apply_aliases, evaluate_aliases, reconcile_entities
 from gaba.cooccurrence import cooccurrence_triples
@@ -775,7 +775,7 @@ def test_a_later_passage_that_opens_with_he_says_who(scripted, tmp_path):
     ("Ann Lee said he was born in Leeds.", "Tomas Varley (born 1950) is an engineer."),  # a person comes first
 ])
 def test_an_opening_pronoun_is_left_alone_without_a_biography_s_subject(text, opening):
-    assert names.resolve_opening_pronoun(text, opening) == text
+    assert coref.resolve_opening_pronoun(text, opening) == text
 
 
 def test_the_firm_is_the_name_the_text_called_a_firm():
@@ -783,22 +783,22 @@ def test_the_firm_is_the_name_the_text_called_a_firm():
     firm" unread (no name ends in "Firm"), so the purchase had no subject the extractor could use."""
     text = ("Marlowe left Holloway Cranes in 1974 to found her own firm, Marlowe & Pryce. The firm was bought "
             "by Venning Group in 1990. Holloway Cranes was a crane maker based in Corby. The maker closed.")
-    assert names.resolve_descriptions(text) == text.replace("The firm", "The Marlowe & Pryce").replace(
+    assert coref.resolve_descriptions(text) == text.replace("The firm", "The Marlowe & Pryce").replace(
         "The maker", "The Holloway Cranes")
     # "the painter Bo Chan" names someone else; "Varga" alone is not "Keel & Varga, a firm"
-    assert names.resolve_descriptions("Ann Lee is a painter. The painter Bo Chan came.").endswith(
+    assert coref.resolve_descriptions("Ann Lee is a painter. The painter Bo Chan came.").endswith(
         "The painter Bo Chan came.")
-    assert names.description_heads("Keel & Varga, a firm based in Corran.")["firm"] == {"Keel & Varga"}
+    assert coref.description_heads("Keel & Varga, a firm based in Corran.")["firm"] == {"Keel & Varga"}
 
 
 def test_a_two_word_description_is_the_name_ending_in_both_words():
     """Before: "the air ambulance" was read as "the air" (no name ends in "Air") and left unread, so
     "The air ambulance is run by the Kestry Medical Trust" gave the ambulance no fact."""
     text = "A helicopter from Kestry Air Ambulance lifted him. The air ambulance is run by the Kestry Medical Trust."
-    assert names.resolve_descriptions(text).endswith("The Kestry Air Ambulance is run by the Kestry Medical Trust.")
-    assert names.resolve_descriptions("The air ambulance met Kestry Air Ambulance.").startswith("The air ambulance")
-    earlier = names.description_heads("Kestry Air Ambulance flew.")
-    assert names.resolve_descriptions("The air ambulance landed.", earlier) == "The Kestry Air Ambulance landed."
+    assert coref.resolve_descriptions(text).endswith("The Kestry Air Ambulance is run by the Kestry Medical Trust.")
+    assert coref.resolve_descriptions("The air ambulance met Kestry Air Ambulance.").startswith("The air ambulance")
+    earlier = coref.description_heads("Kestry Air Ambulance flew.")
+    assert coref.resolve_descriptions("The air ambulance landed.", earlier) == "The Kestry Air Ambulance landed."
 
 
 def test_a_sentence_that_opens_with_it_gets_the_name_before(scripted, tmp_path):
@@ -806,11 +806,11 @@ def test_a_sentence_that_opens_with_it_gets_the_name_before(scripted, tmp_path):
     model found no fact in it: "it" names nothing."""
     text = ("Orrel Weavers Guild is a craft society in Pesk. It was set up in 1931 by Ann Lee. "
             "It meets in Tarn Hall. Its treasurer is Bo Chan.")
-    assert names.resolve_it(text) == ("Orrel Weavers Guild is a craft society in Pesk. Orrel Weavers Guild "
+    assert coref.resolve_it(text) == ("Orrel Weavers Guild is a craft society in Pesk. Orrel Weavers Guild "
                                       "was set up in 1931 by Ann Lee. Orrel Weavers Guild meets in Tarn Hall. "
                                       "Its treasurer is Bo Chan.")
     # a name after a participle describes the subject's description, so "it" is still the subject
-    assert names.resolve_it("Tarn Mill is a works serving Pesk Vale. It was sold.") == \
+    assert coref.resolve_it("Tarn Mill is a works serving Pesk Vale. It was sold.") == \
         "Tarn Mill is a works serving Pesk Vale. Tarn Mill was sold."
     scripted.replies.append(json.dumps({"facts": []}))
     extract_corpus([{"id": "g", "text": text}], cache_dir=tmp_path / "kg", progress=False)
@@ -844,13 +844,13 @@ def test_an_it_that_opens_a_later_passage_gets_the_name_too(scripted, tmp_path):
     "Back to the Future was a film. It won a prize.",               # a title cut at "to"
 ])
 def test_it_is_left_alone_when_the_sentence_before_offers_another_thing(text):
-    assert names.resolve_it(text) == text
+    assert coref.resolve_it(text) == text
 
 
 def test_the_noun_is_no_pronoun_and_no_place_in_a_series():
     """Found on real Wikipedia paragraphs: "It was a super hit movie. The movie ..." made "It" the
     movie's name, and "the second" was read as a name ending in "Second"."""
     text = "Tarn Road is a film by Ann Lee. It was a super hit movie. The movie sold well."
-    assert names.resolve_descriptions(text) == text
+    assert coref.resolve_descriptions(text) == text
     text = "Pesk Second and Tarn First met. The second won."
-    assert names.resolve_descriptions(text) == text
+    assert coref.resolve_descriptions(text) == text

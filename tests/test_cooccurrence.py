@@ -238,7 +238,7 @@ def test_a_word_capitalised_only_to_open_a_sentence_is_no_name(tmp_path, monkeyp
 
 
 def test_a_description_that_refers_back_to_a_name_is_read_as_the_name(tmp_path, monkeypatch):
-    from gaba.names import resolve_descriptions
+    from gaba.coref import resolve_descriptions
 
     text = ("Brisk Harbour Authority licensed the Quell Yard in 1990. It employs 40 people. "
             "The authority is run by Mira Tosh.")

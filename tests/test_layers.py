@@ -26,9 +26,9 @@ LAYERS: list[tuple[str, set[str]]] = [
       "gaba.tokens"}),
     ("data", {"gaba.data", "gaba.data.*"}),
     # names and passages -> the request -> validation -> extraction (+ its cache) -> the graph it builds
-    ("extraction", {"gaba.names", "gaba.passages", "gaba.request", "gaba.validate", "gaba.kgcache",
-                    "gaba.extract", "gaba.cooccurrence", "gaba.aliases", "gaba.kgbuild", "gaba.kgfile",
-                    "gaba.scoring"}),
+    ("extraction", {"gaba.names", "gaba.coref", "gaba.passages", "gaba.request", "gaba.direction",
+                    "gaba.validate", "gaba.kgcache", "gaba.extract", "gaba.cooccurrence", "gaba.aliases",
+                    "gaba.kgbuild", "gaba.kgfile", "gaba.scoring"}),
     # gaba.cypher_paths builds gaba.traversal results (Path, TraversalStats) from its Cypher
     # traversals, so the path algorithms belong to the traversal layer, beside the graph they walk.
     ("graph and traversal", {"gaba.entities", "gaba.graph", "gaba.traversal", "gaba.nxpaths", "gaba.paths",

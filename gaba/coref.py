@@ -1,0 +1,232 @@
+"""Referring back: a pronoun or a description resolved to the name it means.
+
+Taught in chapter "From text to a knowledge graph". Generic English rules, no corpus word list.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+
+from .names import (ALL_TITLES, FUNCTION_WORDS, PRONOUNS, UPPER, _END_MARK, capitalised_names, looks_like_person,
+                    whole_words)
+
+
+#: What follows a person's name where a biography opens: "(born 1950)", "(1882 - 1952)", "was born".
+_BORN = re.compile(r"\s*(?:\([^)]*?\b(?:born|\d{3,4})\b[^)]*\)|(?:was|is)\s+born\b)", re.IGNORECASE)
+
+
+def resolve_opening_pronoun(text: str, opening: str) -> str:
+    """``text``, a later passage of a document, with the "he" or "she" of its first sentence written
+    as the person the document opens with, when that sentence names no person before it.
+
+    A long document is read passage by passage, and one that opens "He was born in Leeds" would
+    not say who was. The person is the name that opens ``opening`` (the document's first passage)
+    the way a biography opens: "Ann Lee (born 1950) ...", "Ann Lee (1882 - 1952) ...", "Ann Lee was
+    born ...". Otherwise, or when the pronoun comes after the first sentence, ``text`` is returned
+    unchanged.
+
+    >>> resolve_opening_pronoun("In 1990 she moved to Leeds. He stayed.", "Ann Lee (born 1950) paints.")
+    'In 1990 Ann Lee moved to Leeds. He stayed.'
+    """
+    m = re.search(r"\b([Hh]e|[Ss]he)\b", text)
+    if not m or not opening or re.search(r"[.!?][\"')\]]*\s", text[:m.start()]):
+        return text
+    if any(looks_like_person(n) for n in capitalised_names(text[:m.start()])):
+        return text
+    if (topic := _biography_subject(opening)) is None:
+        return text
+    return text[:m.start()] + topic + text[m.end():]
+
+
+@functools.lru_cache(maxsize=64)
+def _biography_subject(opening: str) -> str | None:
+    """The person a document's first passage opens with the way a biography does, else None;
+    worked out once for all the later passages of the document."""
+    opening = opening.lstrip()
+    names = capitalised_names(opening)
+    topic = names[0] if names and opening.startswith(names[0]) else None
+    if topic is None or not looks_like_person(topic) or not _BORN.match(opening[len(topic):]):
+        return None
+    return topic
+
+
+#: What follows a sentence's subject: a comma (not a list, "Ann Lee, Bo Chan and ..."), a bracket, a
+#: preposition of place, or a verb that ends in "s" or "ed" or is a form of "be", "have" or a modal
+#: ("Ollen Cross station reopened", "Werner Erhard and Associates": the subject is not the name alone).
+_VERB_THEN = (r"\s+(?:[a-z]+(?:s|ed)|is|are|was|were|has|had|have|will|would|can|could|may|might|must|should"
+              r"|did|does)\b")
+_SUBJECT_THEN = re.compile(r"\s*\((?!.*\)\s*,?\s*and\b)|\s*,(?!\s*" + UPPER + r"[\w'’-]*(?:\s+" + UPPER
+                           + r"[\w'’-]*)*\s*(?:,|and\b))|\s+(?:in|at|on|from|near|with)\b|" + _VERB_THEN)
+_ONE_WORD_THEN = re.compile(r"\s*,|" + _VERB_THEN)
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
+#: "It is likely that ...", "It was not known whether ...": an "it" that stands for no name.
+_EXPLETIVE = re.compile(r"\s+(?:is|was|seems|seemed|appears|appeared|has\s+been|had\s+been|will\s+be|would\s+be)"
+                        r"\s+(?:not\s+)?(?:\w+\s+){0,2}?(?:that|whether|how|why|what|when)\b")
+
+
+#: A sentence end, but not after an initial ("Stephen R. Covey") or a short title ("St. Peter's").
+_IT_SENTENCE_END = re.compile(r"(?<!\b[A-Z])(?<!\b(?:St|Mt|Dr|Mr|Ms|Jr|Sr|No))(?<!\bMrs)" + _END_MARK + r"|\n\s*")
+
+
+def _other_thing(rest: str, names: Iterable[str]) -> bool:
+    """Whether the rest of a sentence after its subject has an object that a following "it" may
+    mean: a name or a singular "a firm", "the ferry" right after a verb or "by" ("bought Osk",
+    "founded a firm", "was represented by Pike & Dunn"). After another preposition ("in Lisvik"),
+    "is"/"was", a comma or a participle ("a team covering the Harl Fells") it describes the subject
+    or a circumstance; "the fells" are several; a relative clause (", which is chaired by Ann
+    Lee,") is left out."""
+    rest = re.sub(r",\s+(?:which|who)\b[^,]*,", ",", rest)
+    def after_verb(at: int) -> bool:
+        before = re.findall(r"[\w,]+", rest[:at])
+        w, v = (before[-1] if before else ""), (before[-2] if len(before) > 1 else "")
+        if w.endswith("ing") and v not in _BE:      # "a team covering the Harl Fells" describes the team
+            return False
+        return w == "by" or (w.islower() and w not in FUNCTION_WORDS | PRONOUNS | _BE)
+
+    if any(after_verb(m.start()) for n in names for m in re.finditer(whole_words(n), rest)):
+        return True
+    for m in re.finditer(r"\b(?:a|an|the)\s+((?:[a-z][\w-]*\s*)+)", rest):
+        run = []
+        for w in m.group(1).split():
+            if w in FUNCTION_WORDS or w in PRONOUNS:
+                break
+            run.append(w)
+        if run and not run[-1].endswith("s") and after_verb(m.start()):
+            return True
+    return False
+
+
+def _inside(word: str, text: str) -> bool:
+    """Whether ``text`` writes ``word`` as a name of its own inside a sentence (not "Vessen Drivers' Union")."""
+    return any((m.group(1)[:1].islower() or m.group(1)[-1] in ",;)") and m.group(1)[-1] not in ".!?:"
+               for m in re.finditer(r"(\S+)\s+" + re.escape(word) + r"\b(?!['’]?\s+" + UPPER + ")", text))
+
+
+def _a_person(name: str, sentence: str) -> bool:
+    """Whether the sentence shows ``name``, its subject, to be a person, whom "it" never means: a
+    personal title first ("Philanthropist Ann Lee"), ", who ..." after it, or "he"/"she" in it."""
+    return (name.split()[0].rstrip(".").lower() in ALL_TITLES
+            or re.match(r"\s*,\s*who\b", sentence[len(name):]) is not None
+            or re.search(r"\b(?:he|she|his|her|him)\b", sentence, flags=re.IGNORECASE) is not None)
+
+
+def resolve_it(text: str) -> str:
+    """``text`` with a sentence-opening "It" written as the name the sentence before opens with.
+
+    A small model reads "Osk Freight runs six ships. It was founded in 1990 by Ann Lee." and finds
+    no fact in the second sentence: "it" names nothing. The name is taken only when the sentence
+    before opens with it (after an optional "The") and has no object "it" could mean instead
+    ("bought Osk", "founded a firm", "was represented by Pike & Dunn"), and that shows no person
+    ("Dr. Ann Lee, who ...", "she"), nor an "it" of its own, nor an "its" past the text's first
+    sentence (the topic: "The River Drava forms its border."). A one-word name must be written
+    inside a sentence too ("Drivers on ..." names no one). "It is likely that ..." is left alone,
+    and so is "Its": written "Osk Freight's chief", it gave the small model nouns for relations
+    ("bell_tower") more often than facts.
+
+    >>> resolve_it("Osk Freight runs six ships. It was founded by Ann Lee. It has 40 staff.")
+    'Osk Freight runs six ships. Osk Freight was founded by Ann Lee. Osk Freight has 40 staff.'
+    >>> resolve_it("Ann Lee founded a firm in 1990. It makes pumps.")     # "it" is the firm
+    'Ann Lee founded a firm in 1990. It makes pumps.'
+    """
+    out, last, previous = [], 0, None
+    ends = list(_IT_SENTENCE_END.finditer(text))
+    for start, stop in zip([0] + [m.end() for m in ends], [m.start() for m in ends] + [len(text)]):
+        rest = text[start:]
+        if previous and re.match(r"It\b(?!['’])", rest) and not _EXPLETIVE.match(rest[2:]):
+            out.append(text[last:start] + previous)
+            last = start + 2
+            continue                     # "It was ... . It has ...": the same name again
+        head = rest[4:] if rest.startswith("The ") else rest
+        sentence = text[start + len(rest) - len(head):stop]
+        names = capitalised_names(sentence)
+        previous = names[0] if names and head.startswith(names[0]) else None
+        then = _SUBJECT_THEN if " " in (previous or "") else _ONE_WORD_THEN      # not "Back to the Future"
+        if previous and (not then.match(sentence[len(previous):]) or _other_thing(sentence[len(previous):], names[1:])
+                         or (" " not in previous and not _inside(previous, text)) or _a_person(previous, sentence)
+                         or re.search(r"\b(?:it|itself)\b" if start == 0 else r"\b(?:it|its|itself)\b",
+                                      sentence[len(previous):]) is not None):
+            previous = None
+    out.append(text[last:])
+    return "".join(out)
+
+
+#: Words for a place in a series: "the second" or "the latter" refers to no name by its last word.
+_ORDINALS = frozenset("""first second third fourth fifth sixth seventh eighth ninth tenth last next former latter
+    same other following previous""".split())
+#: "the <noun>" in lowercase, not followed by "of" ("the bank of Tidewater" is no back-reference) or
+#: by a name ("the painter Bo Chan" names someone else).
+_TWO_WORD_DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,}) ([a-z]{3,})\b(?!\s+of\b)(?!-)(?!\s+" + UPPER + ")")
+_DESCRIPTION = re.compile(r"\b([Tt]he) ([a-z]{3,})\b(?!\s+of\b)(?!-)(?!\s+" + UPPER + ")")
+
+
+def description_heads(text: str) -> dict[str, set[str]]:
+    """The names of two or more words in ``text`` by their last word, case-folded: what a later
+    "the <noun>" can refer back to.
+
+    >>> description_heads("Osk Freight Agency hired Ann Lee.")
+    {'agency': {'Osk Freight Agency'}, 'lee': {'Ann Lee'}}
+
+    What the text calls a name counts too: "<Name>, a firm ...", "<Name> is an engineering
+    consultancy", "her own firm, <Name>".
+
+    >>> description_heads("Ann Lee founded her own firm, Lee & Osk.")["firm"]
+    {'Lee & Osk'}
+    """
+    heads: dict[str, set[str]] = {}
+    for name in capitalised_names(text):
+        if name.casefold() in PRONOUNS:          # "It is a 2017 horror film": a pronoun, not a film's name
+            continue
+        if len(name.split()) >= 2:
+            heads.setdefault(name.split()[-1].casefold(), set()).add(name)
+        # what the text calls it: "<Name>, a firm ...", "<Name> is an engineering consultancy",
+        # "her own firm, <Name>"
+        n = r"(?<![\w&] )(?<![\w&])" + re.escape(name)      # not the end of a longer name
+        for m in re.finditer(n + r"(?:,|\s+(?:is|was))\s+(?:a|an)\s+((?:[a-z][\w-]*\s+){0,2}[a-z]{3,})\b"
+                             r"|\b(?:his|her|its|their)\s+(?:own\s+)?((?:[a-z][\w-]*\s+){0,2}[a-z]{3,}),\s+" + n
+                             + r"(?![\w&]|\s+&)", text):
+            for w in (m.group(1) or m.group(2)).split():
+                if w not in FUNCTION_WORDS:
+                    heads.setdefault(w, set()).add(name)
+    return heads
+
+
+def resolve_descriptions(text: str, earlier: Mapping[str, set[str]] | None = None, *,
+                         heads: Mapping[str, set[str]] | None = None) -> str:
+    """``text`` with each "the <noun>" (not "the <noun> of") that refers back to a name written as that name.
+
+    Resolved only when exactly one name of two or more words in ``text`` ends in that noun and is
+    written before it ("the university" is not "University of Caldermoor"); "the air ambulance" when
+    one name ends in "Air Ambulance". When no name in ``text``
+    ends in the noun, the names of ``earlier`` (:func:`description_heads` of the earlier passages of
+    a long document) are used. ``heads``: :func:`description_heads` of ``text``, when the caller has
+    them already.
+
+    >>> resolve_descriptions("Osk Freight Agency opened in May. The agency has 40 staff.")
+    'Osk Freight Agency opened in May. The Osk Freight Agency has 40 staff.'
+    >>> resolve_descriptions("The agency has 40 staff.", description_heads("Osk Freight Agency opened."))
+    'The Osk Freight Agency has 40 staff.'
+    """
+    heads, earlier = description_heads(text) if heads is None else heads, earlier or {}
+
+    def resolve(m: re.Match) -> str:
+        if m.group(2) in _ORDINALS:                    # "the second": a place in a series, not a thing
+            return m.group(0)
+        names = heads.get(m.group(2), set())
+        if len(names) == 1 and 0 <= text.find(name := next(iter(names))) < m.start():
+            return f"{m.group(1)} {name}"
+        if not names and len(names := earlier.get(m.group(2), set())) == 1:
+            return f"{m.group(1)} {next(iter(names))}"
+        return m.group(0)
+
+    def resolve_two(m: re.Match) -> str:
+        """"the air ambulance": the one name ending in "Air Ambulance" (a two-word description)."""
+        ends = [m.group(2), m.group(3)]
+        names = {n for n in heads.get(m.group(3), set()) | earlier.get(m.group(3), set())
+                 if [w.casefold() for w in n.split()[-2:]] == ends}
+        if len(names) == 1 and text.find(name := next(iter(names))) < m.start():   # named before, or earlier
+            return f"{m.group(1)} {name}"
+        return m.group(0)
+
+    text = _TWO_WORD_DESCRIPTION.sub(resolve_two, text)
+    return _DESCRIPTION.sub(resolve, text)
