@@ -162,10 +162,8 @@ def _titled_example(rec: Any, where: str, source: str) -> MultiHopExample:
 
 
 def load_hotpotqa(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
-    """Read a HotpotQA distractor-setting file (a JSON array or JSON Lines; see :data:`SOURCES`).
-
-    ``limit`` reads only the first records; a malformed record raises ``DocumentError``.
-    """
+    """Read a HotpotQA distractor-setting file (a JSON array or JSON Lines; see :data:`SOURCES`);
+    ``limit``: read only the first records. A malformed record raises ``DocumentError``."""
     return [_titled_example(rec, f"{Path(path).name} record {n}", "hotpotqa")
             for n, rec in _records(path, "hotpotqa", limit)]
 
@@ -207,10 +205,8 @@ def _musique_triples(steps: Sequence[dict]) -> tuple[tuple[str, str, str], ...]:
 
 
 def load_musique(path: str | Path, *, limit: int | None = None) -> list[MultiHopExample]:
-    """Read a MuSiQue-Ans ``.jsonl`` file, skipping unanswerable records.
-
-    Evidence triples come from the ``question_decomposition`` when every step reads ``"X >> relation"``.
-    """
+    """Read a MuSiQue-Ans ``.jsonl`` file, skipping unanswerable records; evidence triples come
+    from the ``question_decomposition`` when every step reads ``"X >> relation"``."""
     out = []
     for n, rec in _records(path, "musique", limit):
         where = f"{Path(path).name} line {n}"
@@ -272,11 +268,9 @@ def pooled_paragraphs(examples: Iterable[MultiHopExample]) -> list[tuple[str, st
 
 
 def to_graph(examples: Iterable[MultiHopExample], *, triples: dict | None = None):
-    """A knowledge graph in the book's format from benchmark facts.
-
-    With ``triples`` (:func:`load_sample_triples`) every fact becomes an edge, distractors included;
-    without, only the gold evidence triples (an optimistic graph).
-    """
+    """A knowledge graph in the book's format from benchmark facts: with ``triples``
+    (:func:`load_sample_triples`) every fact, distractors included; without, only the gold evidence
+    triples (an optimistic graph)."""
     import networkx as nx
 
     examples = list(examples)

@@ -29,17 +29,14 @@ RELATION_FOLDS = {"inverse": {"BUYS_FROM": "SUPPLIES_TO"}, "symmetric": ("COMPET
 #: File suffixes read from a folder of documents.
 TEXT_SUFFIXES = (".txt", ".md")
 
-
 #: Characters that show nothing: zero-width space, word joiner, byte-order mark, soft hyphen. (Not the
 #: zero-width joiners, which change how Indic and Arabic letters join.)
 INVISIBLE = dict.fromkeys(map(ord, "\u200b\u2060\ufeff\u00ad"))
 
 
 def plain_unicode(text: str) -> str:
-    """One spelling of a text: NFC, without invisible characters.
-
-    NFD "Zoe\u0308" (macOS file names), NFC "Zo\u00eb" and a pasted "Zo\u00eb\u200b" become one
-    string, so the names in them match.
+    """One spelling of a text, NFC without invisible characters, so that NFD "Zoe\u0308" (macOS
+    file names), NFC "Zo\u00eb" and a pasted "Zo\u00eb\u200b" match.
 
     >>> plain_unicode("Zoe\u0308 Bran\u00addt") == "Zo\u00eb Brandt"
     True
@@ -61,19 +58,14 @@ SHORT_LINE_WORDS = 4
 
 
 def plain_layout(text: str) -> str:
-    r"""Text laid out as paragraphs of sentences, so that no sentence or name runs across a heading.
+    r"""Text laid out as paragraphs of sentences, so that no sentence or name runs across a heading
+    ("# About Acme" then "Acme makes vans." would read "About Acme Acme makes vans").
 
-    Markdown, e-mail and hard-wrapped files put a heading, a list item or a new paragraph on a new
-    line with no full stop before it ("# About Acme" then "Acme makes vans."), and the sentence
-    splitter and the name finder would read one sentence "About Acme Acme makes vans". So: a blank
-    line, a heading, a list item or a quotation starts a block; a heading, a table row or a field
-    ("Subject: ...", beside another field or between blank lines) is a block of one line, and so is a
-    short line ending in a capitalised word before a capitalised line (a signature: "Ann Lee" then
-    "Chair, Acme"); the other line breaks are spaces (wrapped lines); fenced code blocks, Markdown
-    marks and link targets go; a block that does not end a sentence gets a full stop (for a
-    trailing comma); blocks are joined by a blank line. A field (or a list item that is one) under a
-    heading, or under a short title line that opens the text, is written after it ("Acme — Founder:
-    Ann Lee"): a fact sheet's fields are about its title. Text on one line is returned unchanged.
+    Blank lines, headings, list items and quotations start a block; headings, table rows, fields
+    ("Subject: ...") and short lines ending in a capitalised word before a capitalised line (a
+    signature) are blocks of one line; other line breaks are spaces; code, Markdown marks and link
+    targets go; each block ends a sentence. A field under a heading (or an opening title line) is
+    written after it ("Acme — Founder: Ann Lee"). Text on one line is returned unchanged.
 
     >>> plain_layout("# About Acme\nAcme makes **vans** in\nLeeds.\n\n- founded by [Ann Lee](https://x.org)")
     'About Acme.\n\nAcme makes vans in Leeds.\n\nfounded by Ann Lee.'
@@ -99,9 +91,8 @@ def plain_layout(text: str) -> str:
     rows = text.splitlines()
 
     def field(i: int) -> bool:
-        """Line ``i`` is a table row or looks like a field ("Subject: ..."); the caller also wants
-        a field beside another, or alone between blank lines: a wrapped line of prose can open with
-        "The mayor said: ..." too."""
+        """Line ``i`` is a table row or looks like a field ("Subject: ..."); the caller also wants it
+        beside another field or between blank lines, as prose can open "The mayor said: ..." too."""
         line = rows[i].strip() if 0 <= i < len(rows) else ""
         return line[:1] == "|" or bool(line[:1].isupper() and _ONE_LINE.match(line))
 

@@ -30,10 +30,7 @@ def _folder(name: str, *, gold: bool = False):
 
 
 def load_collection(name: str) -> list[dict]:
-    """The documents of collection ``name``: :data:`COLLECTIONS`, ``"wikipedia"`` or :data:`HELD_OUT`.
-
-    Any other name: DocumentError.
-    """
+    """The documents of collection ``name``: :data:`COLLECTIONS`, ``"wikipedia"`` or :data:`HELD_OUT`."""
     return load_documents(_folder(name) / "documents.json")
 
 

@@ -112,11 +112,10 @@ _SURNAMES = ["Ashford", "Blackmont", "Brightwater", "Caron", "Dustin", "Errol", 
 
 def genealogy_records(n_people: int | None = None, *, n_edges: int | None = None, seed: int = 0,
                       weak_ties: float = 0.5) -> tuple[list[dict], list[tuple[str, str, str]]]:
-    """Generate a synthetic genealogy as plain records ``(nodes, edges)``, cheaper than a graph.
+    """Generate a synthetic genealogy as plain records: node dicts and ``(source, relation, target)``.
 
     Give exactly one of ``n_people`` and ``n_edges`` (2.3 to 4 edges per person, more in larger
-    graphs); ``weak_ties``: expected ``SERVED``/``MET_ONCE`` ties per person. Edges are
-    ``(source, relation, target)``.
+    graphs); ``weak_ties``: expected ``SERVED``/``MET_ONCE`` ties per person.
     """
     if (n_people is None) == (n_edges is None):
         raise ValueError("give exactly one of n_people and n_edges.")
