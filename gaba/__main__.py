@@ -63,7 +63,6 @@ def check_notebooks() -> int:
 
 def strip_notebooks() -> None:
     import nbformat
-
     for nb_path in _notebooks():
         nb = nbformat.read(nb_path, as_version=4)
         for c in nb.cells:

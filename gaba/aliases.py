@@ -155,7 +155,6 @@ def evaluate_aliases(table: dict[str, str], gold: dict[str, str] | None = None):
     ``precision``, ``merges``, ``wrong_merges``, ...).
     """
     import pandas as pd
-
     if gold is None:
         gold = load_gold_aliases()
     for what, t in (("table", table), ("gold", gold)):

@@ -41,7 +41,6 @@ def time_limit() -> float:
 def client():
     """The ``openai.OpenAI`` client of the configured backend (starts the local model once)."""
     import openai
-
     s = get_settings()
     if s.backend == "local":
         base_url, key, retries = localmodel.server_url(), "local", 0
@@ -57,16 +56,12 @@ def client():
 def complete(request: dict) -> dict:
     """Ask the configured model for ``request``; return ``{"text", "model", "usage"}`` (BackendUnavailable)."""
     import openai
-
     if (notice := dotenv_notice()) and notice not in _announced:   # once per process and .env file
         _announced.add(notice)
         print(notice, file=sys.stderr, flush=True)
     s = get_settings()
-    kwargs: dict[str, Any] = {
-        "model": s.model, "messages": request["messages"],
-        "temperature": request["temperature"], "max_tokens": request["max_tokens"],
-        "seed": request["seed"],
-    }
+    kwargs: dict[str, Any] = {"model": s.model, "messages": request["messages"], "temperature": request["temperature"],
+                              "max_tokens": request["max_tokens"], "seed": request["seed"]}
     if request.get("schema") is not None:
         kwargs["response_format"] = {"type": "json_schema", "json_schema": {
             "name": request.get("schema_name") or "answer", "schema": request["schema"]}}
@@ -133,7 +128,6 @@ def _any_cause(causes: list, *names: str) -> bool:
 def _retryable(exc: Exception) -> bool:
     """Worth another attempt: rate limits, server errors, dropped connections."""
     import openai
-
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in (408, 409, 429) or exc.status_code >= 500
     if isinstance(exc, openai.APITimeoutError):
@@ -145,7 +139,6 @@ def _retryable(exc: Exception) -> bool:
 def _fault(exc: Exception, where: str, limit: float, attempts: int, t0: float) -> BackendUnavailable:
     """One clear :class:`BackendUnavailable` for any failure of a hosted or local call."""
     import openai
-
     took = time.perf_counter() - t0
     tries = f" (after {attempts} attempts in {took:.1f} s)" if attempts > 1 else ""
     causes = _causes(exc)

@@ -28,5 +28,4 @@ class Plain:
 def glue(name: str, value: Any, display: bool = True) -> None:
     """:func:`myst_nb.glue` ``name`` (the prose's ``{glue:}`name```), a ``str`` as :class:`Plain` text."""
     from myst_nb import glue as _glue
-
     _glue(name, Plain(value) if isinstance(value, str) else value, display=display)

@@ -20,11 +20,8 @@ def check_question(question, what: str, *, max_chars: int | None = MAX_QUESTION_
 
 
 def check_text(value, what: str) -> None:
-    """Raise TypeError unless ``value`` is a string; any string passes, blank or long.
-
-    For functions that take any text, a blank question included (:func:`check_question` refuses
-    blank ones with ValueError). ``what`` names the argument in the message, e.g. "the question" or
-    "the name given to is_name"; the message ends with the value's type and the value.
+    """Raise TypeError unless ``value`` is a string; any string passes, blank or long
+    (:func:`check_question` refuses a blank one). ``what`` names the argument in the message.
 
     >>> check_text(7, "the name given to is_name")
     Traceback (most recent call last):
@@ -35,10 +32,8 @@ def check_text(value, what: str) -> None:
 
 
 def check_positive_int(name: str, value, *, allow_none: bool = False, hint: str = "") -> None:
-    """Raise ValueError unless ``value`` is an int of at least 1 (a bool is not), or None with ``allow_none``.
-
-    The message names the parameter and its value, then ``hint`` (what the number means, what to pass).
-    """
+    """Raise ValueError unless ``value`` is an int of at least 1 (a bool is not), or None with ``allow_none``;
+    ``hint`` ends the message (what the number means, what to pass)."""
     if value is None and allow_none:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -100,7 +100,6 @@ def _whole(name: str, default: int | None, most: int, what: str) -> int | None:
 def get_settings() -> Settings:
     """Read ``.env`` and the environment (which wins), once per process; ConfigError for a bad value."""
     from dotenv import dotenv_values, load_dotenv
-
     dotenv_path, dotenv_vars = None, ()
     if not _truthy(os.environ.get("GABA_IGNORE_DOTENV")):
         for candidate in (Path.cwd() / ".env", ROOT / ".env"):

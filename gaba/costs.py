@@ -45,7 +45,6 @@ def model_rates(path: str | Path | None = None) -> dict[str, float]:
     FileNotFoundError without the file, ValueError when it has no live rows.
     """
     import csv
-
     path = Path(path) if path is not None else MODEL_BENCHMARK
     if not path.is_file():
         raise FileNotFoundError(f"no model benchmark at {path}: run `python benchmarks/model_throughput.py` "

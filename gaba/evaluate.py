@@ -34,8 +34,7 @@ def _whole(x) -> bool:
 def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval ``(low, high)`` for ``k`` successes in ``n`` trials (``z``: normal quantile).
 
-    Stays inside [0, 1], even at 0 or n successes; ``n == 0`` gives (0.0, 1.0). Raises TypeError
-    for non-integer counts, ValueError unless 0 <= k <= n.
+    Stays inside [0, 1], even at 0 or n successes; ``n == 0`` gives (0.0, 1.0).
 
     >>> wilson_interval(0, 5)  # doctest: +ELLIPSIS
     (0.0, 0.43448...)
@@ -50,7 +49,6 @@ def wilson_interval(k: int, n: int, *, z: float = Z95) -> tuple[float, float]:
     if n == 0:
         return (0.0, 1.0)
     from scipy.stats import binomtest
-
     # scipy takes a confidence level, not z: the two-sided level whose normal quantile is z.
     ci = binomtest(k, n).proportion_ci(confidence_level=math.erf(z / math.sqrt(2)), method="wilson")
     return (max(0.0, float(ci.low)), min(1.0, float(ci.high)))
@@ -95,9 +93,8 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = rag.DEFAULT_HOP
     if hops is not None:
         if G is None:
             raise ValueError("rag_systems needs the knowledge graph G for the graph RAG system")
-        extra = ("" if grounding else ", no grounding") + {"sorted": ", alphabetical order",
-                                                            "outline": ", outline",
-                                                            "chains": ", chains"}.get(fact_order, "")
+        extra = ("" if grounding else ", no grounding") + {
+            "sorted": ", alphabetical order", "outline": ", outline", "chains": ", chains"}.get(fact_order, "")
         b = rag.DEFAULT_BUDGET if budget == "default" else budget
         extra += ("" if b == rag.DEFAULT_BUDGET else ", every fact" if b is None else f", {b} facts")
         extra += "" if rank == rag.DEFAULT_RANK else f", {rank} ranking"
@@ -127,7 +124,6 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
     """
     import pandas as pd
     from tqdm.auto import tqdm
-
     cases = list(cases)
     if not cases:
         raise ValueError("run_eval needs at least one Case.")
@@ -181,14 +177,10 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
                     wrapped = RuntimeError(f"{message} ({type(exc).__name__})")
                 raise wrapped from exc
             answer, error, did_abstain, tokens = "", f"{type(exc).__name__}: {exc}", False, None
-        return {
-            "case": cid, "question": case.question, "kind": case.kind,
-            "answerable": case.answerable, "system": name, "trial": trial, "seed": seed,
-            "answer": answer, "abstained": did_abstain,
-            "passed": False if error else score_answer(answer, case, abstained=did_abstain),
-            "context_tokens": tokens,
-            "seconds": time.perf_counter() - start, "error": error,
-        }
+        return {"case": cid, "question": case.question, "kind": case.kind, "answerable": case.answerable,
+                "system": name, "trial": trial, "seed": seed, "answer": answer, "abstained": did_abstain,
+                "passed": False if error else score_answer(answer, case, abstained=did_abstain),
+                "context_tokens": tokens, "seconds": time.perf_counter() - start, "error": error}
 
     tasks = [(cid, case, name, trial) for cid, case in zip(ids, cases) for name in systems
              for trial in range(int(trials))]
@@ -265,9 +257,8 @@ def pass_rates(df, by: Sequence[str] = ("system", "kind"), *, unit: str = "trial
 
 
 def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "trial"):
-    """Answer rate on answerable cases and abstain rate on unanswerable ones, with intervals.
-
-    Columns ``*by, measure, k, n, questions, rate, low, high``.
+    """Answer rate on answerable cases and abstain rate on unanswerable ones, with intervals: columns
+    ``*by, measure, k, n, questions, rate, low, high``.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"system": ["g"] * 3, "case": ["a", "b", "c"],
@@ -276,7 +267,6 @@ def answer_abstain_rates(df, by: Sequence[str] = ("system",), *, unit: str = "tr
     [['answered (answerable)', 1, 2], ['abstained (unanswerable)', 1, 1]]
     """
     import pandas as pd
-
     by = _columns(by)
     _check_table(df)
     if "answerable" not in df.columns or "abstained" not in df.columns:
@@ -299,7 +289,6 @@ def plot_pass_rates(summary, ax=None, *, x: str = "kind", hue: str = "system",
     """Grouped bars of :func:`pass_rates` (or :func:`answer_abstain_rates`, ``x="measure"``) with
     Wilson error bars and ``k/n`` on each bar: groups by ``x``, one bar per ``hue``."""
     import matplotlib.pyplot as plt
-
     for col in (x, hue, "rate", "low", "high", "n", "k"):
         if col not in summary.columns:
             raise KeyError(f"summary has no column {col!r}; pass the output of pass_rates")

@@ -162,7 +162,6 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     any call, CacheMiss offline for an unrecorded extraction.
     """
     from tqdm import tqdm
-
     t0 = time.perf_counter()
     docs = []
     for d in load_documents(documents):
@@ -230,7 +229,6 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
                 finish(key, lambda: _extract_one(docs[idx[0]], key, folder, schema))
         else:
             import jsonschema  # noqa: F401 - imported once here, not raced for by the threads
-
             pool = ThreadPoolExecutor(max_workers=min(workers, len(todo)),
                                       thread_name_prefix="gaba-extract")
             futures = {pool.submit(_extract_one, docs[idx[0]], key, folder, schema): key

@@ -15,7 +15,6 @@ def plot_path_growth(depths: Sequence[int], series: dict[str, Sequence[float]], 
     ('log', 2)
     """
     import matplotlib.pyplot as plt
-
     depths = list(depths)
     if not isinstance(series, Mapping) or not isinstance(branching or {}, Mapping):
         raise TypeError("series and branching must map labels to values, such as {'paths': [2, 7, 30]} "

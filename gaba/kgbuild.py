@@ -37,13 +37,11 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     (1, 0)
     """
     import networkx as nx
-
     if cooccurrence is not None and not isinstance(cooccurrence, bool):
         raise TypeError(f"cooccurrence must be True, False or None (on in open mode), not {cooccurrence!r}.")
     docs = load_documents(documents)
     ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress,
                         concurrency=concurrency)
-    # a word the texts capitalise only to open a sentence, and write in lowercase too, names no one
     openers = common_openers(d["text"] for d in docs)
     kept = [t for t in ex.triples if t.subject not in openers and t.object not in openers]
     names = sorted({t.subject for t in kept} | {t.object for t in kept})
@@ -143,7 +141,6 @@ def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
 def graph_triples(G, *, rules: bool = True) -> list[Triple]:
     """The edges of a graph as triples (sorted); ``rules=False`` leaves out the edges a rule added."""
     import networkx as nx
-
     if not isinstance(G, nx.Graph):
         raise TypeError(f"graph_triples takes a networkx graph (build_knowledge_graph, load_graph), not a "
                         f"{type(G).__name__}.")
@@ -156,7 +153,6 @@ def draw_knowledge_graph(G, *, ax=None, seed: int = 0):
     """Draw a knowledge graph; returns the Axes."""
     import matplotlib.pyplot as plt
     import networkx as nx
-
     if ax is None:
         _, ax = plt.subplots(figsize=(11, 7.5))
     U = nx.Graph(G)

@@ -27,8 +27,7 @@ def edge_rows(G) -> Iterable[tuple[Any, Any, Any, dict]]:
 def edge_relation(key: Any, data: dict, *, unnamed: str | None = "None") -> str | None:
     """The relation type of an edge of :func:`edge_rows`: its ``relation``, else its key, as text.
 
-    An edge with neither (a simple graph's edge with no ``relation``, or one set to None) gives
-    ``unnamed``: by default the text ``"None"``.
+    An edge with neither gives ``unnamed`` (by default the text ``"None"``).
 
     >>> edge_relation(0, {"relation": "OWNS"}), edge_relation(0, {}), edge_relation(None, {}, unnamed="")
     ('OWNS', '0', '')
@@ -61,7 +60,6 @@ def save_graph(G, path: str | Path) -> Path:
     ['a']
     """
     import networkx as nx
-
     if not isinstance(G, nx.Graph):
         raise TypeError(f"save_graph writes a networkx graph, not a {type(G).__name__}; build one with "
                         "build_knowledge_graph(documents).")
@@ -101,7 +99,6 @@ def save_graph(G, path: str | Path) -> Path:
 def load_graph(path: str | Path):
     """Read a graph written by :func:`save_graph` (GabaError if missing or not a saved graph)."""
     import networkx as nx
-
     path = Path(path)
     if not path.is_file():
         raise GabaError(f"no graph file at {path}; build one with `python -m gaba build-graph <folder> --out {path}`, "
@@ -157,8 +154,7 @@ def _check_node_link(data: Any) -> None:
 
 
 def _check_graph_attributes(G) -> None:
-    """Raise ValueError when a text attribute of an edge, its sources, or a node's aliases or type
-    are not text."""
+    """Raise ValueError when an edge's text attributes or sources, or a node's aliases or type, are not text."""
     for u, v, k, d in edge_rows(G):
         k = d.get("relation") if k is None else k         # a simple graph's edge is named by its relation
         for a in _TEXT_EDGE_ATTRS:

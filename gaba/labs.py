@@ -82,7 +82,6 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
     row per hop count 1-4 with ``hops``, ``facts``, ``relevant``, ``tokens``.
     """
     import networkx as nx
-
     one, two = (_mentions(answers_by_hops.get(h, ""), supplier_answer) for h in (1, 2))
     hint = (f"the hops=1 answer already names {supplier_answer}: one hop from Kestrel Motors reaches "
             "Aurora but not Aurora's competitor - did you pass hops=1?" if one else
@@ -201,14 +200,12 @@ def check_evaluate_lab(cases, results, *, graph, rates=None, min_trials: int = 3
             grounded = [a for a in answered["answer"] if any(n.lower() in a.lower() for n in names)] \
                 if len(answered) else []
             suspicious = len(rows) and len(grounded) > len(rows) / 2
-            hint = ""
-            if suspicious:
-                hint = (f"graph_rag answered it in {len(grounded)} of {len(rows)} trials with an entity "
-                        f"from the gathered facts (e.g. {grounded[0][:80]!r}): the graph may well answer "
-                        "this question - ask about a fact the corpus never states. If the corpus really "
-                        "never states it, the model made an answer out of a neighbouring fact (print the "
-                        "facts it was given): that is a failure to abstain worth reporting, but it makes "
-                        "a poor control question")
+            hint = (f"graph_rag answered it in {len(grounded)} of {len(rows)} trials with an entity "
+                    f"from the gathered facts (e.g. {grounded[0][:80]!r}): the graph may well answer "
+                    "this question - ask about a fact the corpus never states. If the corpus really "
+                    "never states it, the model made an answer out of a neighbouring fact (print the "
+                    "facts it was given): that is a failure to abstain worth reporting, but it makes "
+                    "a poor control question") if suspicious else ""
             checks.append(Check(f"not answerable from the graph: {c.question!r}", not suspicious, hint))
 
     if len(results):

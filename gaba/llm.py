@@ -140,7 +140,6 @@ def _validate(text: str, schema: dict) -> tuple[Any, str | None]:
     """``(data, None)``, or ``(None, what is wrong)`` when ``text`` is not JSON matching ``schema``."""
     import jsonschema
     from jsonschema.validators import validator_for
-
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -86,7 +86,6 @@ def free_port() -> int:
 def start_server(port: int | None = None, *, threads: int | None = None):
     """Start llama.cpp's server in this process; return ``(server, base_url)`` (see :func:`server_url`)."""
     import xllamacpp
-
     path = model_path()
     params = xllamacpp.CommonParams()
     params.model.path = str(path)

@@ -79,7 +79,6 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
     """
     import pandas as pd
     from tqdm.auto import tqdm
-
     examples = [ex for ex in examples if ex.evidence_triples]
     if not examples:
         raise ValueError("budget_recall needs examples with evidence triples (2WikiMultihopQA, "
@@ -155,7 +154,6 @@ def context_evidence(cases: Sequence[Case], G, *, documents: Sequence[Mapping], 
     flat_has_evidence``.
     """
     import pandas as pd
-
     docs = list(documents)
     rows = []
     for i, case in enumerate(cases):

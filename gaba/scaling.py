@@ -61,7 +61,6 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
     """
     import pandas as pd
     from tqdm.auto import tqdm
-
     generator = generator or make_scaling_corpus
     embed = embed or _embedding.embed_texts
     if isinstance(sizes, int):
@@ -138,7 +137,6 @@ def plot_scaling(rows, *, x: str = "size", y: str | Sequence[str] = ("rate", "wo
     A ``rate`` is drawn on [0, 1] with its ``low``/``high`` interval. Returns the axes.
     """
     import matplotlib.pyplot as plt
-
     if hasattr(rows, "to_dict"):
         rows = rows.to_dict("records")
     columns = [y] if isinstance(y, str) else list(y)

@@ -30,7 +30,6 @@ def _fact_list(items: Any, folds: _Folds) -> list[tuple[str, str, str]]:
     """The canonical facts of ``items`` (a graph, Triples, dicts or tuples), in their order: names
     lowercased, an inverse relation turned round, a symmetric one's ends in order."""
     import networkx as nx
-
     inverse, symmetric = folds
     if isinstance(items, nx.Graph):
         items = [(u, edge_relation(k, d, unnamed=None), v) for u, v, k, d in edge_rows(items)]
@@ -62,7 +61,6 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
     0.5
     """
     import pandas as pd
-
     if match not in ("relation", "pair"):
         raise ValueError(f"match must be 'relation' or 'pair', not {match!r}")
     gold, folds = _folds(gold, inverse, symmetric)
@@ -96,7 +94,6 @@ def triple_differences(predicted: Any, gold: Any = None, *, inverse: Mapping[str
                        symmetric: Collection[str] | None = None) -> tuple[list, list]:
     """``(gold facts missed, predicted facts not gold)``, as given."""
     import networkx as nx
-
     gold, folds = _folds(gold, inverse, symmetric)
     if isinstance(predicted, nx.Graph):
         predicted = graph_triples(predicted)

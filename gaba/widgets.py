@@ -76,7 +76,6 @@ def _anywidget_class():
     """Define the anywidget class on first use (anywidget and traitlets are imported lazily)."""
     import anywidget
     import traitlets
-
     esm = _JS_RENDERER + """
 function render({ model, el }) {
   const data = model.get("data");
