@@ -37,11 +37,9 @@ class Community:
 def undirected_projection(G):
     """The undirected simple graph Louvain runs on: ``weight`` = edges between two nodes, no self-loops.
 
-    Inserted in the order of the nodes' text, so the same seed gives the same partition; the nodes
-    stay the graph's own (an int node stays an int).
+    Built in the order of the nodes' text, so a seed gives one partition; nodes keep their type.
     """
     import networkx as nx
-
     if not isinstance(G, nx.Graph):
         raise TypeError(f"communities are found in a networkx graph (as build_knowledge_graph or load_graph "
                         f"returns), not a {type(G).__name__}.")
@@ -52,8 +50,7 @@ def undirected_projection(G):
     return H
 
 
-def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
-                       levels: int | None = 1) -> list[Community]:
+def detect_communities(G, *, seed: int = 0, resolution: float = 1.0, levels: int | None = 1) -> list[Community]:
     """Partition the graph into communities with Louvain modularity (fixed seed, deterministic).
 
     Level 0 is the coarsest; ``levels`` says how many to return (None: all); ``resolution`` above 1
@@ -65,7 +62,6 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
     [('c0', ('a', 'b', 'c')), ('c1', ('x', 'y'))]
     """
     import networkx as nx
-
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int (for a reproducible partition), not {seed!r}.")
     if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or not resolution > 0:
@@ -75,15 +71,11 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0,
     if G.number_of_nodes() == 0:
         raise NoCommunities("The graph is empty: build it first (gaba.graph.build_knowledge_graph).")
     if H.number_of_edges() == 0:
-        raise NoCommunities(
-            f"The graph has {G.number_of_nodes()} nodes and no edges between distinct nodes, so "
-            f"every node would be its own community and no community has facts to summarize. "
-            f"Check the extraction step: it produced no relations.")
-    passes = list(nx.community.louvain_partitions(H, weight="weight", resolution=resolution,
-                                                  seed=seed))
-    hierarchy = list(reversed(passes))           # coarsest first
-    if levels is not None:
-        hierarchy = hierarchy[:levels]
+        raise NoCommunities(f"The graph has {G.number_of_nodes()} nodes and no edges between distinct nodes, so "
+                            "every node would be its own community and no community has facts to summarize. "
+                            "Check the extraction step: it produced no relations.")
+    passes = list(nx.community.louvain_partitions(H, weight="weight", resolution=resolution, seed=seed))
+    hierarchy = list(reversed(passes))[:levels]           # coarsest first ([:None] keeps them all)
     out: list[Community] = []
     parents = [Community("c", -1, tuple(H.nodes))]   # a root above level 0: its children are c0, c1, ...
     for level, partition in enumerate(hierarchy):
@@ -166,13 +158,11 @@ class CommunitySummary:
 
 def summarize_communities(G, communities: Sequence[Community], *, level: int | None = 0,
                           max_facts: int = 40, max_tokens: int = 160) -> list[CommunitySummary]:
-    """Have the model summarize each community from its facts (one cached call per community).
+    """Have the model summarize each community from its first ``max_facts`` sorted facts (one call each).
 
-    ``level`` None: every level; uses the first ``max_facts`` sorted facts. Raises
-    :class:`NoCommunities` when no community of that level has a fact.
+    ``level`` None: every level. Raises :class:`NoCommunities` when no community of that level has a fact.
     """
     from tqdm.auto import tqdm
-
     communities = _graph_and_items(G, communities, Community, "communities", "detect_communities(G)")
     if level is not None and (isinstance(level, bool) or not isinstance(level, int)):
         raise TypeError(f"level must be an int (0 is the coarsest) or None for every level, not {level!r}.")
@@ -187,17 +177,14 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
         raise NoCommunities(f"No community at level {level} has an internal edge to summarize.")
     out = []
     for c, facts in tqdm(todo, desc="summarizing communities", disable=len(todo) <= 10):
-        resp = call_llm(_facts_prompt(facts[:max_facts]),
-                        system=prompts.COMMUNITY_SUMMARY_SYSTEM,
+        resp = call_llm(_facts_prompt(facts[:max_facts]), system=prompts.COMMUNITY_SUMMARY_SYSTEM,
                         schema=prompts.COMMUNITY_SUMMARY_SCHEMA, schema_name="community_summary",
                         max_tokens=max_tokens, purpose=f"summarize community ({len(c)} nodes)")
-        out.append(CommunitySummary(c, resp.data["title"].strip(), resp.data["summary"].strip(),
-                                    tuple(facts)))
+        out.append(CommunitySummary(c, resp.data["title"].strip(), resp.data["summary"].strip(), tuple(facts)))
     return out
 
 
-def score_summaries(question: str, summaries: Sequence[CommunitySummary], *,
-                    scorer: str = "embed") -> list[float]:
+def score_summaries(question: str, summaries: Sequence[CommunitySummary], *, scorer: str = "embed") -> list[float]:
     """Relevance of each summary to the question: ``scorer="embed"`` (cosine) or ``"llm"`` (rated 0-10)."""
     if scorer not in SCORERS:
         raise ValueError(f"scorer must be one of {SCORERS}, not {scorer!r}.")
@@ -207,8 +194,7 @@ def score_summaries(question: str, summaries: Sequence[CommunitySummary], *,
         return [float(x) for x in V @ q]
     scores = []
     for s in summaries:
-        resp = call_llm(prompts.RELEVANCE_PROMPT.format(title=s.title, summary=s.summary,
-                                                        question=question.strip()),
+        resp = call_llm(prompts.RELEVANCE_PROMPT.format(title=s.title, summary=s.summary, question=question.strip()),
                         schema=prompts.RELEVANCE_SCHEMA, schema_name="relevance", max_tokens=20,
                         purpose=f"score summary {s.id} for a global question")
         scores.append(resp.data["score"] / 10)
@@ -227,8 +213,7 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
     summaries = _graph_and_items(G, summaries, CommunitySummary, "summaries",
                                  "summarize_communities(G, detect_communities(G))")
     if not summaries:
-        raise NoCommunities("No community summaries: run summarize_communities(G, "
-                            "detect_communities(G)) first.")
+        raise NoCommunities("No community summaries: run summarize_communities(G, detect_communities(G)) first.")
     stale = sorted({n for s in summaries for n in s.community.nodes if n not in G})
     if stale:
         raise ValueError(f"The summaries mention {len(stale)} nodes that are not in this graph "
@@ -246,7 +231,6 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
 def _need_graph(G, what: str) -> None:
     """TypeError unless ``G`` is a NetworkX graph (the one the ``what`` came from)."""
     import networkx as nx
-
     if not isinstance(G, nx.Graph):
         raise TypeError(f"G must be the networkx graph the {what} came from, not {type(G).__name__}.")
 
@@ -256,18 +240,15 @@ def _graph_and_items(G, items, kind: type, what: str, remedy: str) -> list:
     _need_graph(G, what)
     listed = list(items) if isinstance(items, Iterable) and not isinstance(items, (str, bytes, dict)) else None
     if listed is None or not all(isinstance(x, kind) for x in listed):
-        raise TypeError(f"{what} must be a list of {kind.__name__} objects, as {remedy} returns, "
-                        f"not {items!r:.80}.")
+        raise TypeError(f"{what} must be a list of {kind.__name__} objects, as {remedy} returns, not {items!r:.80}.")
     return listed
 
 
 def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int = 0,
-                     level: int = 0, labels: dict[str, str] | None = None,
-                     font_size: int = 7):
+                     level: int = 0, labels: dict[str, str] | None = None, font_size: int = 7):
     """Draw the graph coloured by the communities of ``level`` (``labels``: legend per id); return the Axes."""
     import matplotlib.pyplot as plt
     import networkx as nx
-
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 6.5))
     chosen = [c for c in communities if c.level == level]
@@ -278,8 +259,7 @@ def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int 
     for i, c in enumerate(chosen):
         text = (labels or {}).get(c.id, c.id)
         nx.draw_networkx_nodes(H, pos, nodelist=list(c.nodes), ax=ax, node_size=160,
-                               node_color=[cmap(i % cmap.N)], edgecolors="white",
-                               label=f"{c.id} ({len(c)}): {text}")
+                               node_color=[cmap(i % cmap.N)], edgecolors="white", label=f"{c.id} ({len(c)}): {text}")
     ys = [y for _, y in pos.values()]
     dy = 0.035 * ((max(ys) - min(ys)) or 1.0)        # labels sit just above their node
     nx.draw_networkx_labels(H, {n: (x, y + dy) for n, (x, y) in pos.items()}, ax=ax,

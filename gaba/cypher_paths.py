@@ -1,8 +1,6 @@
-"""The Cypher side of :mod:`gaba.paths`: path search and neighbourhoods on FalkorDB.
-
-Same paths as :mod:`gaba.nxpaths`. Names are query parameters; relation types enter the query
-text only after matching :data:`IDENT_RE`.
-"""
+"""The Cypher side of :mod:`gaba.paths`: path search and neighbourhoods on FalkorDB, same paths as
+:mod:`gaba.nxpaths`. Names are query parameters; relation types enter the query text only after matching
+:data:`IDENT_RE`."""
 from __future__ import annotations
 
 import re

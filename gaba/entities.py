@@ -1,7 +1,7 @@
 """A graph's entities by name: the name table, resolving one name, finding the names in a question.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". Names and ``aliases`` match in any case,
-on a NetworkX graph or a :class:`gaba.store.FalkorStore`.
+Chapter "Graph RAG and multi-hop reasoning". Names and ``aliases`` match in any case, on a NetworkX
+graph or a :class:`gaba.store.FalkorStore`.
 """
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def suggest(G, name: str, k: int = 3) -> list[str]:
 def resolve_entity(G, name: str, *, noun: str = "entity") -> str:
     """The node a name refers to: the node itself, or a name or alias in any case and spacing.
 
-    Raises EntityNotFound for an unknown or empty name, suggesting the closest names.
+    EntityNotFound for an unknown or empty name suggests the closest names.
 
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph(); G.add_node("Kestrel Motors", aliases=["Kestrel"])
@@ -139,9 +139,8 @@ def find_entities(question: str, G) -> list[str]:
     check_text(question, "the question")
     table = name_table(G, refresh=True)     # the graph's names now (a chapter may add aliases)
     folded = fold(question)
-    # a one-word name that a question with capitals writes in lowercase is a common word there
-    # ("Which chronicle ..."); a question all in lowercase says nothing by case. Spans of the folded
-    # text are spans of the question when folding kept its length.
+    # a question all in lowercase says nothing by case; spans of the folded text are spans of the
+    # question when folding kept its length
     cased = question != question.lower() and len(folded) == len(question)
     return list(dict.fromkeys(table[key] for a, b, key in find_mentions(folded, table)
                               if " " in key or not cased or question[a:b] != question[a:b].lower()))

@@ -58,8 +58,7 @@ def server_binaries() -> tuple[str, str]:
 class EmbeddedServer:
     """A FalkorDB server on a free port of 127.0.0.1, in a temporary folder, no persistence."""
 
-    def __init__(self, *, startup_timeout: float = 30.0,
-                 executable: str | None = None, module: str | None = None):
+    def __init__(self, *, startup_timeout: float = 30.0, executable: str | None = None, module: str | None = None):
         if isinstance(startup_timeout, bool) or not isinstance(startup_timeout, (int, float)) \
                 or not 0 < startup_timeout <= MAX_STARTUP_TIMEOUT:
             raise ValueError(f"startup_timeout={startup_timeout!r} must be a number of seconds, more than 0 "
@@ -113,10 +112,9 @@ class EmbeddedServer:
                     # LOAD CSV may only read from this private folder
                     "IMPORT_FOLDER", os.path.join(self.dir, "import") + os.sep]
             try:
-                self.proc = subprocess.Popen(
-                    args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL, close_fds=True,
-                    preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+                self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL, close_fds=True,
+                                             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
             except OSError as exc:
                 self._cleanup()
                 raise StoreError(f"Cannot start FalkorDB ({self.executable}): {exc}") from exc
@@ -137,8 +135,7 @@ class EmbeddedServer:
         deadline = time.perf_counter() + self.startup_timeout
         while time.perf_counter() < deadline:
             if self.proc.poll() is not None:
-                return (f"the process exited with code {self.proc.returncode}. "
-                        f"Last log lines:\n{self.log_tail()}")
+                return f"the process exited with code {self.proc.returncode}. Last log lines:\n{self.log_tail()}"
             try:
                 with redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1,
                                  socket_connect_timeout=0.5, retry=Retry(NoBackoff(), 0)) as client:

@@ -28,17 +28,14 @@ Fact = tuple[str, str, str]
 MAX_HOPS = 6
 _DIRECTIONS = ("both", "out", "in")
 
-__all__ = [
-    "MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents",
-    "edges_between", "gather_facts", "gather_facts_by_hop", "fact_evidence",
-    "fact_sentence", "shortest_connection", "hop_table", "traversal_seconds",
-]
+__all__ = ["MAX_HOPS", "build_knowledge_graph", "save_graph", "load_graph", "load_documents", "edges_between",
+           "gather_facts", "gather_facts_by_hop", "fact_evidence", "fact_sentence", "shortest_connection",
+           "hop_table", "traversal_seconds"]
 
 
 def build_knowledge_graph(documents=None, **options) -> "nx.MultiDiGraph":
     """Extract a knowledge graph from documents (:func:`gaba.kgbuild.build_knowledge_graph`, imported lazily)."""
     from .kgbuild import build_knowledge_graph as build
-
     return build(documents, **options)
 
 
@@ -63,10 +60,8 @@ def _check_hops(hops) -> int:
 
 
 def _check_facts(facts, *, lists: bool = False) -> list[Fact]:
-    """``facts`` as a list, in order, when each is a (subject, relation, object) of strings, else TypeError.
-
-    With ``lists``, a fact written as a list of three strings counts, as a tuple.
-    """
+    """``facts`` as a list when each is a (subject, relation, object) of strings (with ``lists``, a list of
+    three strings counts, as a tuple), else TypeError."""
     if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable):
         raise TypeError("facts must be a collection of (subject, relation, object) tuples, not "
                         f"{'a string' if isinstance(facts, str) else type(facts).__name__}.")
@@ -115,12 +110,10 @@ def _traverse(G, entities, hops: int, direction: str) -> tuple[list[set], list[s
     return facts_by_hop, nodes_by_hop
 
 
-def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *,
-                 direction: str = "both") -> set[Fact]:
+def gather_facts(G, entities: Iterable[str] | str, hops: int = 2, *, direction: str = "both") -> set[Fact]:
     """The facts within ``hops`` hops of the given entities (only the frontier is expanded).
 
-    ``direction``: ``"both"``, ``"out"`` or ``"in"``; ``hops`` above :data:`MAX_HOPS` is capped
-    with a warning. Raises EntityNotFound; ValueError for bad options or no entities (TypeError: non-int ``hops``).
+    ``direction``: ``"both"``, ``"out"`` or ``"in"``; ``hops`` above :data:`MAX_HOPS` is capped with a warning.
 
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")])      # (subject, object, relation)
@@ -146,8 +139,7 @@ def fact_evidence(G, facts: Iterable[Fact]) -> list[str]:
                 continue
             ev = d.get("evidence")
             sentences = [ev] if isinstance(ev, str) else list(ev) if isinstance(ev, (list, tuple, set, frozenset)) else []
-            sentences += [src[1] for src in d.get("sources") or []
-                          if isinstance(src, (list, tuple)) and len(src) == 2]
+            sentences += [src[1] for src in d.get("sources") or [] if isinstance(src, (list, tuple)) and len(src) == 2]
             out.update(" ".join(t.split()) for t in sentences if isinstance(t, str) and t.strip())
     return sorted(out)
 
@@ -174,16 +166,13 @@ def fact_sentence(fact: Fact) -> str:
 
 
 def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
-    """The shortest chain between two entities, ignoring direction: ``(nodes, facts)``.
-
-    Each fact is in its stored direction. Raises EntityNotFound or NoPath.
+    """The shortest chain between two entities, ignoring direction: ``(nodes, facts as stored)``; NoPath if none.
 
     >>> import networkx as nx
     >>> shortest_connection(nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")]), "A", "C")
     (['A', 'B', 'C'], [('A', 'R', 'B'), ('C', 'S', 'B')])
     """
     import networkx as nx
-
     check_graph(G)
     src, dst = resolve_entity(G, a), resolve_entity(G, b)
     U = G.to_undirected(as_view=True) if G.is_directed() else G
@@ -200,7 +189,6 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
 def hop_table(G, entity: str, hops: Sequence[int] = (1, 2, 3)) -> "pd.DataFrame":
     """Facts gathered, new facts and approximate context tokens for each hop count, from one entity."""
     import pandas as pd
-
     rows, previous = [], 0
     for h in sorted(hops):
         facts = gather_facts(G, [entity], h)

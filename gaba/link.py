@@ -1,7 +1,5 @@
-"""Entity linking: which nodes of the graph a question talks about, and how sure the match is.
-
-Taught in chapter "Retrieval that stays sharp at scale".
-"""
+"""Entity linking (chapter "Retrieval that stays sharp at scale"): which nodes of the graph a question
+talks about, and how sure the match is."""
 from __future__ import annotations
 
 import dataclasses
@@ -156,8 +154,7 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, links):
                 shared[node].add(w)
     # candidates share two words with the question, one of them rare among the graph's names
     rare = max(20, len(idx.names) // 100)
-    cands = sorted(n for n, ws in shared.items()
-                   if len(ws) >= 2 and any(len(idx.by_word[w]) <= rare for w in ws))
+    cands = sorted(n for n, ws in shared.items() if len(ws) >= 2 and any(len(idx.by_word[w]) <= rare for w in ws))
     links.candidates += len(cands)
     if len(cands) > max_candidates:
         cands.sort(key=lambda n: (-sum(idx.weight[w] for w in shared[n]), n))
@@ -189,8 +186,7 @@ def _fuzzy_tier(question, toks, idx, taken, threshold, max_candidates, links):
 
 
 def _phrases(question, toks, taken):
-    """Name-like phrases left in the question: runs of capitalised words and numbers, joined by
-    connectors and by ``: - ' ,``."""
+    """Name-like phrases left in the question: capitalised words and numbers, joined by connectors or ``: - ' ,``."""
     out = []
     j, n = 0, len(toks)
     while j < n:
@@ -242,11 +238,10 @@ def link_entities(question: str, G, *, method: str = "full", fuzzy_threshold: fl
                   embed_threshold: float = 0.9, max_candidates: int = 50) -> Links:
     """The graph's entities a question talks about, found by tiers, cheapest and surest first.
 
-    Tiers: ``exact``/``alias``/``surname`` (a person's last name alone, when it is no other
-    node's), ``fuzzy`` (shared rare name words), ``embedding`` (name-like
-    phrases, cosine ``embed_threshold``); ``method`` is the deepest tier used. A common or lowercase
-    one-word name needs a neighbour or relation in the question. Returns an empty :class:`Links`
-    when nothing matches; raises ``ValueError`` for a bad question, method or threshold.
+    Tiers: ``exact``/``alias``/``surname`` (a person's last name alone, when it is no other node's),
+    ``fuzzy`` (shared rare name words), ``embedding`` (name-like phrases, cosine ``embed_threshold``);
+    ``method`` is the deepest tier used. A common or lowercase one-word name needs a neighbour or
+    relation in the question.
 
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph()

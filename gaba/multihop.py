@@ -1,8 +1,7 @@
 """The multi-hop question pipeline: classify, find the entities, traverse, format, explain.
 
-Taught in chapter *Multi-hop queries in a graph database*. The graph finds the answer; the model
-only puts the best paths into words: family paths with kinship words, any other graph's paths as
-the facts they walk.
+Chapter *Multi-hop queries in a graph database*. The graph finds the answer; the model only puts the
+best paths into words: family paths with kinship words, other paths as the facts they walk.
 """
 from __future__ import annotations
 
@@ -49,8 +48,7 @@ def _check_paths(paths, scores) -> None:
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence) or \
             not all(isinstance(p, Path) for p in paths):
         raise TypeError(f"paths must be a list of gaba.traversal.Path (as top_paths returns), not {paths!r:.80}.")
-    if scores is not None and (len(scores) != len(paths) or
-                               not all(_is_number(s) for s in scores)):
+    if scores is not None and (len(scores) != len(paths) or not all(_is_number(s) for s in scores)):
         raise ValueError(f"scores must hold one number per path ({len(paths)}), not {scores!r:.80}.")
 
 
@@ -123,8 +121,7 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
     ``wording`` (:data:`WORDINGS`): family paths get kinship words (:func:`format_paths`; with
     ``kinship_words=False`` only the chain of roles), other paths are written as the facts they
     walk (:func:`format_fact_paths`). ``explain=False`` skips the one model call. Raises
-    EntityNotFound (no entity named), NoPath (no path, or the one entity named has no relation),
-    or ValueError for an unknown ``wording`` or a ``top`` or ``beam_width`` below 1.
+    EntityNotFound (no entity named) or NoPath (no path, or the one entity named has no relation).
 
     >>> from gaba.data.westeros import load_westeros
     >>> r = multi_hop_query(load_westeros(), "How is Jon Snow related to Daenerys?", explain=False)
@@ -143,8 +140,7 @@ def multi_hop_query(G: Any, question: str, *, max_depth: int = 4, beam_width: in
                              f"The question {question!r} names no entity: this graph has none; build it "
                              "first (gaba.graph.build_knowledge_graph).")
     if kind == "multi-hop":
-        res = top_paths(G, ents[0], ents[1], k=beam_width, max_depth=max_depth, limit=limit,
-                        timeout=timeout)
+        res = top_paths(G, ents[0], ents[1], k=beam_width, max_depth=max_depth, limit=limit, timeout=timeout)
         if not res.paths:
             raise NoPath(f"No path between {ents[0]!r} and {ents[1]!r} within {max_depth} hops"
                          + (" (the traversal timed out)" if res.stats.timed_out else "") + ".")

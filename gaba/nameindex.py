@@ -72,7 +72,6 @@ class NameIndex:
 
         def at(**kw) -> list:                   # undirected graphs have no out_edges/in_edges
             return [*G.out_edges(node, **kw), *G.in_edges(node, **kw)] if G.is_directed() else list(G.edges(node, **kw))
-
         rels = {str(d["relation"]) for *_, d in at(data=True) if d.get("relation") is not None}
         if G.is_multigraph():
             rels |= {k for *_, k in at(keys=True) if isinstance(k, str)}

@@ -1,7 +1,5 @@
-"""Node merging: one node per entity a graph spells several ways, the other spellings its aliases.
-
-Taught in chapter "Retrieval that stays sharp at scale".
-"""
+"""Node merging (chapter "Retrieval that stays sharp at scale"): one node per entity a graph spells
+several ways, the other spellings its aliases."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -69,4 +67,3 @@ def merge_equivalent_nodes(G, *, threshold: float = 0.9):
         if node in H and (aliases or "aliases" in H.nodes[node]):
             H.nodes[node]["aliases"] = aliases
     return H, dict(sorted(mapping.items()))
-

@@ -1,7 +1,5 @@
-"""Path search on a NetworkX graph: the in-memory backend of :mod:`gaba.paths`.
-
-Same paths, counted the same way, as :mod:`gaba.cypher_paths`; arguments arrive checked.
-"""
+"""Path search on a NetworkX graph, the in-memory backend of :mod:`gaba.paths`: the same paths, counted the
+same way, as :mod:`gaba.cypher_paths`. Arguments arrive checked."""
 from __future__ import annotations
 
 import functools
@@ -67,11 +65,9 @@ def _stepper(G, direction, rel_types, clock, skip=None):
 
 
 def _candidates(G, a, b, max_depth, direction, rel_types, cycles, clock):
-    """Depth first, every path or walk from ``a`` of at most ``max_depth`` hops that ends at ``b``.
-
-    As in Cypher, no step revisits a node, except coming back to ``b`` by another edge (a cyclic
-    candidate, counted and dropped). Raises TimeoutError when ``clock`` runs out.
-    """
+    """Depth first, every path or walk from ``a`` to ``b`` of at most ``max_depth`` hops (TimeoutError when
+    ``clock`` runs out). As in Cypher, no step revisits a node except ``b`` by another edge (a cyclic
+    candidate, counted and dropped)."""
     walks = cycles != "prune"
     steps = functools.cache(lambda n: nx_steps(G, n, direction, rel_types))
     stack = [Path((a,), symmetric=symmetric_relations(G))]

@@ -1,7 +1,7 @@
 """Multi-hop paths between two entities: enumeration, scoring, ranking, beam search.
 
-Taught in chapter *Multi-hop queries in a graph database*. ``G`` is a NetworkX graph with a
-``relation`` on each edge, or a :class:`gaba.store.FalkorStore` holding it (same paths).
+Chapter *Multi-hop queries in a graph database*. ``G`` is a NetworkX MultiDiGraph with a ``relation``
+on each edge, or a :class:`gaba.store.FalkorStore` holding it (same paths).
 """
 from __future__ import annotations
 
@@ -65,8 +65,7 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
     """All paths from ``a`` to ``b`` of 1 to ``max_depth`` hops, sorted by hops then names.
 
     ``limit`` counts returned paths (``stats.truncated`` says more existed). ``cycles``: ``"prune"``
-    (simple paths, as Cypher), ``"detect"`` (drop cyclic walks, counted) or ``"keep"``. Raises
-    EntityNotFound, ValueError/TypeError for a bad option, StoreError when the database fails.
+    (simple paths, as Cypher), ``"detect"`` (drop cyclic walks, counted) or ``"keep"``.
 
     >>> from gaba.data.westeros import load_westeros
     >>> r = paths_between(load_westeros(), "Aerys II", "Daenerys", max_depth=3, cycles="detect")
@@ -87,9 +86,7 @@ def paths_between(G: Any, a: str, b: str, *, max_depth: int = 4, direction: str 
 
 
 def score_path(path: Path, weights: dict[str, float] | None = None, decay: float = 0.8) -> float:
-    """Score a path: ``decay ** hops`` times the product of its relation weights.
-
-    A relation missing from ``weights`` counts :data:`DEFAULT_WEIGHT`.
+    """``decay ** hops`` times the product of the path's relation weights (:data:`DEFAULT_WEIGHT` if missing).
 
     >>> p = Path(("Arya Stark", "Sansa Stark", "Tyrion Lannister"), ("SIBLING_OF", "MARRIED_TO"), (True, False))
     >>> round(score_path(p, {"SIBLING_OF": 0.8, "MARRIED_TO": 0.9}), 4)       # 0.8**2 * 0.8 * 0.9
@@ -151,7 +148,7 @@ def rank_paths(paths: Iterable[Path], *, scorer: Callable[[Path], float] | None 
                weights: dict[str, float] | None = None, k: int | None = None) -> list[tuple[Path, float]]:
     """``(path, score)`` pairs, best first (top ``k`` if given); default scorer :func:`score_path`.
 
-    Ties are broken by fewer hops, then names, then relations, so the order never depends on the backend.
+    Ties go to fewer hops, then names, then relations, so the order never depends on the backend.
     """
     check_positive_int("k", k, allow_none=True, hint="how many paths to keep (None: every path).")
     if isinstance(paths, (str, bytes, Path)) or not isinstance(paths, Iterable):
@@ -241,8 +238,7 @@ def shortest_paths(G: Any, a: str, b: str, *, max_depth: int = MAX_DEPTH, direct
     a, b = _two_nodes(G, a, b)
     t0, timed_out = time.perf_counter(), False
     if is_store(G):
-        found = G._shortest(a, b, max_depth=max_depth, direction=direction, rel_types=rel_types,
-                            timeout=timeout)
+        found = G._shortest(a, b, max_depth=max_depth, direction=direction, rel_types=rel_types, timeout=timeout)
     else:
         found, timed_out = nx_shortest(G, a, b, max_depth, direction, rel_types, timeout)
     if not found and not timed_out:
@@ -272,8 +268,7 @@ def neighbors(G: Any, a: str, *, depth: int = 1, direction: str = "both",
     depth, direction, timeout, rel_types = _checked(G, depth, direction, timeout, rel_types, "depth")
     a = resolve(G, a)
     if is_store(G):
-        dist, stats = G._neighbors(a, depth=depth, direction=direction, rel_types=rel_types,
-                                   timeout=timeout)
+        dist, stats = G._neighbors(a, depth=depth, direction=direction, rel_types=rel_types, timeout=timeout)
     else:
         dist, stats = nx_neighbors(G, a, depth, direction, rel_types, timeout)
     return Neighborhood(a, dict(_sorted(dist.items(), lambda kv, text: (kv[1], text((kv[0],))))), stats)

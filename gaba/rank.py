@@ -1,7 +1,5 @@
-"""Question-aware ranking of gathered facts, so a small context budget keeps the facts that matter.
-
-Taught in chapter "Retrieval that stays sharp at scale".
-"""
+"""Question-aware ranking of gathered facts, so a small context budget keeps the facts that matter
+(chapter "Retrieval that stays sharp at scale")."""
 from __future__ import annotations
 
 import functools
@@ -36,11 +34,9 @@ def _check_options(question, budget, method) -> None:
 
 
 def _combined(question: str, facts: list[Fact], G, starts: list[str], dist: dict[str, int]) -> list[float]:
-    """Each fact scores the best path from a start entity through it.
-
-    Path score: embedding similarity and coverage (min-max scaled) plus the share of question words
-    covered, each word weighted by how distinctive it is at the node the step leaves.
-    """
+    """Each fact scores the best path from a start entity through it: embedding similarity and coverage
+    (min-max scaled) plus the share of question words covered, each weighted by how distinctive it is at
+    the node the step leaves."""
     w = COMBINED_WEIGHTS
     V, e = fact_similarity(question, facts, G)
     Z = piece_scores(question, V) if w["pieces"] else np.zeros((len(facts), 1))
@@ -177,8 +173,7 @@ def rank_facts(question: str, facts: Iterable[Fact], G, *, budget: int = 30, met
     ``"ppr"`` (``"pagerank"``), ``"hop"`` (naive baseline), ``"combined"`` (the best path from a start
     entity; a beam past two facts) or ``"pairs"`` (combined, but one fact per pair of entities first,
     so parallel edges between two names do not crowd out the next link of a chain). ``entities``
-    default to those linked from the question. Raises ``ValueError`` for a bad argument,
-    ``TypeError`` for a fact that is not 3 strings.
+    default to those linked from the question.
 
     >>> import networkx as nx
     >>> G = nx.MultiDiGraph()

@@ -1,7 +1,5 @@
-"""How much a gathered fact has to do with a question: the signals :mod:`gaba.rank` combines.
-
-Taught in chapter "Retrieval that stays sharp at scale".
-"""
+"""How much a gathered fact has to do with a question: the signals :mod:`gaba.rank` combines (chapter
+"Retrieval that stays sharp at scale")."""
 from __future__ import annotations
 
 import re
@@ -43,8 +41,7 @@ def _evidence(G, fact: Fact) -> str | None:
 def fact_text(G, fact: Fact) -> str:
     """The evidence sentence of a fact's edge, or the fact rendered as a sentence.
 
-    Evidence that leaves out an end of the fact ("It was founded by Ann Lee.") follows the
-    rendered fact, so the text says what the fact says.
+    Evidence that leaves out an end of the fact ("It was founded by Ann Lee.") follows the rendered fact.
     """
     s, r, o = fact
     rendered = f"{s} {_label_words(r).lower()} {o}."
@@ -78,7 +75,6 @@ def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:
 def hop_distances(facts: list[Fact], starts: list[str]) -> dict[str, int]:
     """Hop distance of every node from the start entities, over the facts (undirected)."""
     import networkx as nx
-
     H = nx.Graph([(s, o) for s, _, o in facts])
     H.add_nodes_from(starts)
     return nx.multi_source_dijkstra_path_length(H, set(starts)) if starts else {}
@@ -92,7 +88,6 @@ def ppr_flow(facts: list[Fact], starts: list[str], weights: Sequence[float], *, 
     iteration; a fact scores ``pr[u] * w / strength[u] + pr[v] * w / strength[v]``.
     """
     from scipy import sparse
-
     index: dict[str, int] = {}
     pairs = [(index.setdefault(s, len(index)), index.setdefault(o, len(index))) for s, _, o in facts]
     if len(weights) != len(facts):
@@ -215,4 +210,3 @@ def minmax(values):
         return values
     lo, hi = float(values.min()), float(values.max())
     return np.zeros_like(values) if hi - lo < 1e-12 else (values - lo) / (hi - lo)
-

@@ -1,7 +1,5 @@
-"""Routing a question to the retriever built for it, and answering with it.
-
-Taught in chapters "Graph RAG and multi-hop reasoning" and "Global questions".
-"""
+"""Routing a question to the retriever built for it, and answering with it (chapters "Graph RAG and
+multi-hop reasoning" and "Global questions")."""
 from __future__ import annotations
 
 import dataclasses
@@ -23,9 +21,7 @@ TRAVERSALS = ("local", "graph")
 
 #: Cue patterns of the rule-based first pass: generic question *types*, no domain's relation words.
 RULES: dict[str, tuple[str, ...]] = {
-    "local": (
-        r"\b(connects?|connected|connection|links?|linked|path|chain|between)\b",
-    ),
+    "local": (r"\b(connects?|connected|connection|links?|linked|path|chain|between)\b",),
     "global": (
         r"\bthemes?\b", r"\btopics?\b", r"\btrends?\b", r"\boverall\b", r"\bin general\b",
         r"\bacross (the|this|these|all)\b", r"\b(this|the|whole|entire) (corpus|collection)\b",
@@ -94,11 +90,9 @@ def rule_route(question: str, G=None, *, rules: Mapping[str, Sequence[str]] = RU
 
 
 def _check_rules(rules, default) -> None:
-    """ValueError/TypeError unless ``rules`` maps routes to lists of valid regular expressions and
-    ``default`` is None or a route."""
+    """TypeError/ValueError unless ``rules`` maps routes to valid regex lists and ``default`` is None or a route."""
     if not isinstance(rules, Mapping) or any(isinstance(pats, (str, bytes)) or not isinstance(pats, Sequence)
-                                             or not all(isinstance(p, str) for p in pats)
-                                             for pats in rules.values()):
+                                             or not all(isinstance(p, str) for p in pats) for pats in rules.values()):
         raise TypeError(f"rules must map each route to a list of regular expressions, such as "
                         f"{{'flat': [r'\\bhow much\\b']}}, not {rules!r:.80}.")
     for pats in rules.values():
@@ -180,9 +174,7 @@ class Answer:
 def _paths_answer(question: str, G):
     """The path pipeline's answer to a question naming two entities with a connection cue of
     :data:`RULES` ("connected", "between", ...); None otherwise, or when no path joins the two."""
-    if not any(re.search(p, _cue_text(question)) for p in RULES["local"]):
-        return None
-    if len(_entities(question, G)) < 2:
+    if not any(re.search(p, _cue_text(question)) for p in RULES["local"]) or len(_entities(question, G)) < 2:
         return None
     try:
         return multi_hop_query(G, question)
@@ -203,11 +195,9 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
         flat: Callable[..., tuple[str, Any]] | None = None) -> Answer:
     """Route a question (:func:`route`, or ``route_to``) and answer it with that retriever.
 
-    A local question that names two entities and asks how they connect is answered from the paths
-    between them (:func:`gaba.multihop.multi_hop_query`: the path search finds who lies between,
-    the model words it), other local questions by Graph RAG. A global question without
-    ``summaries`` first summarizes the communities (said in ``Answer.note``); ``local`` and
-    ``flat`` replace the default retrievers.
+    A local question naming two entities and asking how they connect is answered from the paths between
+    them (:func:`gaba.multihop.multi_hop_query`), other local ones by Graph RAG. Without ``summaries``, a
+    global question first summarizes the communities; ``local`` and ``flat`` replace the default retrievers.
 
     >>> import networkx as nx
     >>> a = ask("How much did the deal cost?", nx.MultiDiGraph(), use_model=False,
@@ -217,10 +207,8 @@ def ask(question: str, G, *, summaries: Sequence[CommunitySummary] | None = None
     """
     if route_to is not None and route_to not in ROUTES:
         raise ValueError(f"route_to must be one of {ROUTES} or None, not {route_to!r}.")
-    if route_to is None:
-        d = route(question, G, use_model=use_model, explain=True)
-    else:
-        d = RouteDecision(route_to, "caller", "route given by the caller")
+    d = (route(question, G, use_model=use_model, explain=True) if route_to is None
+         else RouteDecision(route_to, "caller", "route given by the caller"))
     note = d.reason
     if d.route == "local" and local is None and (found := _paths_answer(question, G)) is not None:
         answer, evidence = found.answer, found.paths

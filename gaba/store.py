@@ -1,7 +1,7 @@
 """FalkorDB as a graph store: bulk loading and parameterized Cypher, embedded or at a URL.
 
-Taught in chapter *Multi-hop queries in a graph database*. User values always travel as Cypher
-parameters. Every function of :mod:`gaba.paths` accepts a :class:`FalkorStore`.
+Chapter *Multi-hop queries in a graph database*. User values always travel as Cypher parameters;
+every function of :mod:`gaba.paths` accepts a :class:`FalkorStore`.
 """
 from __future__ import annotations
 
@@ -30,8 +30,7 @@ DEFAULT_LABEL = "Character"
 DEFAULT_TIMEOUT = 10.0
 #: Rows sent per bulk-load query.
 BATCH_SIZE = 5000
-#: Longest node name, in UTF-8 bytes, that FalkorDB's name index finds again (longer ones are stored
-#: but a lookup by name misses them).
+#: Longest node name, in UTF-8 bytes, that FalkorDB's name index finds again (longer ones are stored, not found).
 MAX_NAME_BYTES = 4095
 _PROP_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _GRAPH_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
@@ -138,8 +137,7 @@ class FalkorStore(CypherPaths):
             raise
 
     @classmethod
-    def connect(cls, url: str | None = None, *, graph: str = DEFAULT_GRAPH,
-                label: str = DEFAULT_LABEL) -> FalkorStore:
+    def connect(cls, url: str | None = None, *, graph: str = DEFAULT_GRAPH, label: str = DEFAULT_LABEL) -> FalkorStore:
         """Connect to a running server at ``url`` (default: the ``FALKORDB_URL`` variable)."""
         url = url or os.environ.get("FALKORDB_URL")
         if not url:
@@ -175,8 +173,7 @@ class FalkorStore(CypherPaths):
         self.close()
 
     def __repr__(self) -> str:
-        where = f"embedded pid {self.server.pid}" if self.server else self.url
-        state = "closed" if self.closed else where
+        state = "closed" if self.closed else f"embedded pid {self.server.pid}" if self.server else self.url
         return f"FalkorStore(graph={self.graph_name!r}, {state})"
 
     # queries ---------------------------------------------------------------------------------
@@ -207,7 +204,7 @@ class FalkorStore(CypherPaths):
               read_only: bool = True) -> Result:
         """Run one Cypher query; user values go in ``params`` (``$name``), never in the text.
 
-        Raises QueryTimeout after ``timeout`` seconds, StoreError otherwise; ``read_only`` refuses writes.
+        QueryTimeout after ``timeout`` seconds, StoreError on other failures; ``read_only`` refuses writes.
         """
         if self.closed:
             raise StoreError("This store is closed; open a new one with gaba.store.open_store().")
@@ -277,8 +274,7 @@ class FalkorStore(CypherPaths):
                 raise ValueError(f"the node name {n['name']!r:.80} is {size:,} bytes long; FalkorDB's name "
                                  f"index finds names of at most {MAX_NAME_BYTES:,} bytes, so shorten it.")
             if n["name"] in names:
-                raise ValueError(f"two nodes are named {n['name']!r}; names must be unique, so merge or "
-                                 "rename them.")
+                raise ValueError(f"two nodes are named {n['name']!r}; names must be unique, so merge or rename them.")
             names.add(n["name"])
             props = {str(k): pv for k, v in n.items() if _PROP_RE.match(str(k)) and (pv := _plain(v)) is not None}
             for k, v in props.items():
@@ -307,8 +303,7 @@ class FalkorStore(CypherPaths):
             if "already indexed" not in str(exc).lower():
                 raise
         from tqdm.auto import tqdm
-        bar = tqdm(total=len(nodes) + len(edges), desc=f"loading {self.graph_name}", disable=not progress,
-                   unit="row")
+        bar = tqdm(total=len(nodes) + len(edges), desc=f"loading {self.graph_name}", disable=not progress, unit="row")
         batches = [(f"UNWIND $rows AS r CREATE (c:{label}) SET c = r", nodes)] + [
             (f"UNWIND $rows AS r MATCH (a:{label} {{name: r[0]}}) MATCH (b:{label} {{name: r[1]}}) "
              f"CREATE (a)-[:{rel}]->(b)", by_type[rel]) for rel in sorted(by_type)]     # nodes first
@@ -321,8 +316,7 @@ class FalkorStore(CypherPaths):
         self._names, self._rel_types = None, None
         n, e = self.counts()
         if e != len(edges):
-            raise StoreError(f"loaded {e} of {len(edges)} edges: some edges name nodes that are not in "
-                             "the node list.")
+            raise StoreError(f"loaded {e} of {len(edges)} edges: some edges name nodes that are not in the node list.")
         return LoadReport(self.graph_name, n, e, time.perf_counter() - t0)
 
     # lookups used by gaba.paths ----------------------------------------------------------------

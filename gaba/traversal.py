@@ -1,7 +1,6 @@
 """What a path query returns and accepts: paths, results, counts, limits, checks.
 
-Taught in chapter *Multi-hop queries in a graph database*. Both backends of :mod:`gaba.paths`
-return these types and apply these checks, so they give the same answers.
+Chapter *Multi-hop queries in a graph database*. Both backends of :mod:`gaba.paths` use them, so they agree.
 """
 from __future__ import annotations
 
@@ -32,13 +31,11 @@ _REL_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
 
 
 # --- results ---------------------------------------------------------------------------------
-
 @dataclasses.dataclass(frozen=True)
 class Path:
-    """A path (or walk): ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``.
+    """A path (or walk): ``nodes[i]`` -``rels[i]``- ``nodes[i+1]``, stored from ``nodes[i]`` if ``forward[i]``.
 
-    ``forward[i]``: the stored edge points from ``nodes[i]`` to ``nodes[i+1]``; ``symmetric``
-    relations print without an arrow.
+    ``symmetric`` relations print without an arrow.
 
     >>> print(Path(("Jon Snow", "Rhaegar Targaryen"), ("FATHER_OF",), (False,)))
     Jon Snow <-FATHER_OF- Rhaegar Targaryen
@@ -80,8 +77,7 @@ class Path:
         return len(set(self.nodes)) != len(self.nodes)
 
     def extend(self, node: str, rel: str, forward: bool) -> Path:
-        # the innermost step of path search: an extension of a checked Path is valid by construction,
-        # so it skips __post_init__'s checks
+        # path search's innermost step: extending a checked Path is valid, so skip __post_init__
         q = object.__new__(Path)
         q.__dict__.update(nodes=self.nodes + (node,), rels=self.rels + (rel,),
                           forward=self.forward + (forward,), symmetric=self.symmetric)
@@ -156,8 +152,7 @@ class Neighborhood:
 
 
 def _sorted(items: Iterable, key: Callable) -> list:
-    """``sorted(items)`` by ``key(item, text)``, where ``text`` is applied to node names: unchanged,
-    or turned to strings when the graph mixes node types that do not compare (``1`` and ``"a"``)."""
+    """``sorted`` by ``key(item, text)``; ``text`` turns node names to strings if they mix types (``1``, ``"a"``)."""
     items = list(items)
     try:
         return sorted(items, key=lambda x: key(x, lambda nodes: nodes))
@@ -166,17 +161,13 @@ def _sorted(items: Iterable, key: Callable) -> list:
 
 
 # --- counting --------------------------------------------------------------------------------
-
 class TruncatedResult(UserWarning):
     """A path query with ``limit=None`` stopped at :data:`MAX_PATHS`: the result is incomplete."""
 
 
 class PathCounter:
-    """Counts the candidate paths of :func:`~gaba.paths.paths_between` the same way on both backends.
-
-    :meth:`add` keeps a path unless cyclic and returns False once no more are wanted (beyond
-    ``limit``, or :data:`MAX_PATHS` walks examined).
-    """
+    """Counts :func:`~gaba.paths.paths_between`'s candidates alike on both backends. :meth:`add` keeps a
+    path unless cyclic; False once no more are wanted (past ``limit``, or :data:`MAX_PATHS` walks)."""
 
     def __init__(self, backend: str, limit: int | None, cycles: str):
         self.stats = TraversalStats(backend=backend)
@@ -215,7 +206,6 @@ class PathCounter:
 
 
 # --- validation ------------------------------------------------------------------------------
-
 def _check_depth(max_depth: Any, what: str = "max_depth") -> int:
     if isinstance(max_depth, bool) or not isinstance(max_depth, int):
         raise TypeError(f"{what} must be an integer number of hops, not {max_depth!r}.")
@@ -309,8 +299,7 @@ def _check_rel_types(G: Any, rel_types: Any) -> tuple[str, ...] | None:
     for r in rel_types:
         if r not in known and not _REL_RE.match(r):         # the graph's own names are valid
             raise ValueError(f"relation type {r!r} is not a valid name (upper-case letters, digits, _).")
-    unknown = [r for r in rel_types if r not in known]
-    if unknown:
+    if unknown := [r for r in rel_types if r not in known]:
         raise ValueError(f"unknown relation type(s) {unknown}; this graph has: {', '.join(sorted(known))}.")
     return rel_types
 
@@ -322,9 +311,8 @@ def _check_cycles(cycles: Any) -> str:
 
 
 # --- names -----------------------------------------------------------------------------------
-
 def resolve(G: Any, name: Any) -> str:
-    """A name or alias (any case) to the node's name; raises EntityNotFound listing the closest names.
+    """A name or alias (any case) to the node's name; EntityNotFound lists the closest names.
 
     >>> from gaba.data.westeros import load_westeros
     >>> resolve(load_westeros(), "dany")

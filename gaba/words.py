@@ -1,7 +1,5 @@
 """Words of names and questions, compared across spellings: folding, tokens, name words, stems.
-
-Generic English rules only: no word list of any corpus.
-"""
+Generic English rules only: no word list of any corpus."""
 from __future__ import annotations
 
 import re
