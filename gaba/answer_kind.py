@@ -181,7 +181,7 @@ def rest_of_question(question: str, clause: str, entity: str) -> str | None:
             r"|\s*(?:where|when|how|why)\s+(?:is|was|are|were)\b", question, flags=re.I):
         return None
     head = question[:at]
-    the = [m for m in re.finditer(r"\bthe\b", head, flags=re.I)]
+    the = list(re.finditer(r"\bthe\b", head, flags=re.I))
     if not the or len(head[the[-1].end():].split()) > 4:
         return None
     return head[:the[-1].start()] + entity + question[at + len(clause.rstrip("?")):].lstrip()
