@@ -10,7 +10,7 @@ from typing import Any
 
 from . import embed, link
 from . import rank as _rank
-from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention
+from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention, quoted_line
 from .answer_kind import asks_one_relation, rest_of_question
 from .checks import MAX_QUESTION_CHARS, check_positive_int, check_question, lone_surrogate
 from .data.news import load_documents
@@ -146,9 +146,10 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
     if verdict.accepted:
         return out
     if second_look and len(verdict.described) == 1 and (
-            asked := rest_of_question(question, verdict.clause or "", verdict.described[0])):
+            asked := rest_of_question(question, verdict.clause or "", quoted_line(verdict.described[0]))):
         # the model named the entity on the way that a relative clause describes: ask the rest of
-        # the question about that entity, as a question of its own (one relation: one fact away)
+        # the question about that entity, as a question of its own (one relation: one fact away);
+        # its name goes in on one line, so a name cannot forge lines of the prompt
         (on_way,) = verdict.described
         step = graph_rag_trace(asked, G, 1 if asks_one_relation(asked, [on_way, *node_aliases(G, on_way)])
                                else max(1, hops - 1), budget=budget, rank=rank, linking=lambda _q, _G: [on_way],
