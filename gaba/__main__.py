@@ -170,6 +170,7 @@ def _ask(args) -> None:
             raise ValueError("--paths and --hop-by-hop are two ways of answering; choose one")
         unused = [flag for flag, given in (("--hops", args.hops is not None), ("--budget", args.budget is not None),
                                            ("--rank", args.rank != DEFAULT_RANK), ("--no-grounding", args.no_grounding),
+                                           ("--one-question", args.one_question),
                                            ("--fact-order", args.fact_order != DEFAULT_FACT_ORDER)) if given]
         if unused:
             raise ValueError(f"--paths answers from the paths between two entities and does not use "
@@ -181,6 +182,8 @@ def _ask(args) -> None:
         _say(found.answer)
         return
     if args.hop_by_hop:
+        if args.one_question:
+            raise ValueError("--hop-by-hop asks each of its steps once already; drop --one-question")
         if args.no_grounding:
             raise ValueError("--hop-by-hop always checks grounding: each step must name an entity "
                              "of the graph; drop --no-grounding")
@@ -192,7 +195,7 @@ def _ask(args) -> None:
     else:
         out = graph_rag_trace(args.question, G, hops=hops, budget=budget,
                               grounding=not args.no_grounding, fact_order=args.fact_order,
-                              rank=args.rank)
+                              rank=args.rank, second_look=not args.one_question)
         traces = out.get("steps") or [out]    # two when the rest of the question was asked
     for i, t in enumerate(traces if args.trace else [], 1):
         if args.hop_by_hop or len(traces) > 1:
@@ -253,6 +256,9 @@ def _parser() -> argparse.ArgumentParser:
                         "pairs: the combined scores with one fact per pair of entities first)")
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
+    a.add_argument("--one-question", action="store_true",
+                   help="one model call per question: no second question when the answer is the entity "
+                        "on the way that a relative clause describes (it is refused instead)")
     a.add_argument("--fact-order", choices=FACT_ORDERS, default=DEFAULT_FACT_ORDER,
                    help="how the prompt lays out the facts: hops (default: nearest the question's "
                         "entities first), sorted (alphabetically), outline (indented as chains "

@@ -186,3 +186,21 @@ def test_cli_asks_the_rest_of_the_question_as_the_api_does(scripted, tmp_path, c
     printed = capsys.readouterr().out
     assert f"step 1: {question}" in printed and "step 2: Which port took in Quonfirm Guild?" in printed
     assert printed.strip().splitlines()[-1] == "Port Ibrel"
+
+
+def test_cli_one_question_asks_once_as_the_api_does(scripted, tmp_path, capsys):
+    folder = _folder(tmp_path)
+    question = "Which port took in the guild that Vell Oranu glimmers?"
+    a, b, _ = _replies()
+    scripted.replies.extend([a, b, "Facts used: Vell Oranu glimmers Quonfirm Guild.\nAnswer: Quonfirm Guild"])
+    api = graph_rag(question, build_knowledge_graph(folder, cache_dir=tmp_path / "kg", progress=False),
+                    second_look=False)[0]
+    assert api.startswith("I don't know: the question describes an entity on the way from Vell Oranu")
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    requests = len(scripted.requests)
+    assert main(["ask", question, "--graph", str(out), "--one-question"]) == 0
+    assert len(scripted.requests) == requests                   # one call, replayed from the cache
+    assert capsys.readouterr().out.strip().splitlines()[-1] == api
+    assert main(["ask", question, "--graph", str(out), "--one-question", "--hop-by-hop"]) == 1
+    assert "drop --one-question" in capsys.readouterr().err
