@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 
 from . import prompts
-from .answer_kind import asks_one_relation, relative_clause, type_mismatch, unmatched_numbers
+from .answer_kind import asks_one_relation, describes_no_other, relative_clause, type_mismatch, unmatched_numbers
 from .checks import check_positive_int, check_text
 from .cooccurrence import COOCCURRENCE_RELATION
 from .embed import embed_texts
@@ -240,16 +240,6 @@ class Grounding:
     clause: str | None = None
 
 
-def _describes_no_other(question: str, clause: str, names: Sequence[str]) -> bool:
-    """Whether the relative clause is about a name of the question (", which ...") or about what is
-    asked ("Which studio that ...") rather than an entity on the way."""
-    at = question.rfind(clause) if clause else -1
-    head = question[:at].rstrip() if at >= 0 else ""
-    head = re.sub(r"\s*\b(?:that|which|who|whom|whose|where)$", "", head).rstrip(" ,")
-    return (any(head.casefold().endswith(n.casefold()) for n in names if n)
-            or re.fullmatch(r"\s*(?:which|what)\s+[\w-]+", head, flags=re.I) is not None)
-
-
 def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], *,
                     evidence: Mapping[Fact, Sequence[str]] | None = None,
                     aliases: Mapping[str, Sequence[str]] | None = None, hops: int = 2,
@@ -344,7 +334,7 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             touching = [f for f in told if q in (f[0], f[2])]
             words = " ".join(_without(clause, names).replace("?", " ").split())
             closest = None
-            if touching and words and not _describes_no_other(question, clause, names):
+            if touching and words and not describes_no_other(question, clause, names):
                 vectors = embed_texts([words, *(r.replace("_", " ") for _, r, _ in touching)], kind="query")
                 nearest = touching[int((vectors[1:] @ vectors[0]).argmax())]
                 closest = nearest[2] if nearest[0] == q else nearest[0]

@@ -13,7 +13,7 @@ from .checks import check_text
 from .names import FUNCTION_WORDS, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
-           "asks_one_relation", "relative_clause", "rest_of_question"]
+           "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -165,6 +165,27 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
     return None
 
 
+def _before(question: str, clause: str) -> str | None:
+    """The text of ``question`` before the last place ``clause`` stands in it; None when it is not in it."""
+    at = question.rfind(clause) if clause else -1
+    return question[:at] if at >= 0 else None
+
+
+def describes_no_other(question: str, clause: str, names: Iterable[str] = ()) -> bool:
+    """Whether the relative ``clause`` is about one of the question's ``names`` (", which ...") or
+    about what is asked ("Which studio that ..."), rather than an entity on the way.
+
+    >>> describes_no_other("Which studio that paid for Tarn Road hired Bo Chan?", "paid for Tarn Road hired Bo Chan?")
+    True
+    """
+    head = _before(question, clause)
+    if head is None:
+        return False
+    head = re.sub(r"\s*\b(?:that|which|who|whom|whose|where)$", "", head.rstrip()).rstrip(" ,")
+    return (any(head.casefold().endswith(n.casefold()) for n in names if n)
+            or re.fullmatch(r"\s*(?:which|what)\s+[\w-]+", head, flags=re.I) is not None)
+
+
 def rest_of_question(question: str, clause: str, entity: str) -> str | None:
     """``question`` with the phrase that describes an entity on the way, "the <noun> [that] <clause>",
     written as that ``entity``'s name: what is left to ask once the entity is known. None when the
@@ -175,13 +196,12 @@ def rest_of_question(question: str, clause: str, entity: str) -> str | None:
     >>> rest_of_question("Who founded the studio that paid for Low Tide?", "paid for Low Tide?", "Greywater")
     'Who founded Greywater?'
     """
-    at = question.rfind(clause) if clause else -1
-    if at < 0 or re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", clause) or re.match(
+    head = _before(question, clause)
+    if head is None or re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", clause) or re.match(
             r"\s*(?:\w+\s+)?(?:(?:which|what)\s+[\w-]+\s+|\w+\s+)(?:do|does|did)\b"
             r"|\s*(?:where|when|how|why)\s+(?:is|was|are|were)\b", question, flags=re.I):
         return None
-    head = question[:at]
     the = list(re.finditer(r"\bthe\b", head, flags=re.I))
     if not the or len(head[the[-1].end():].split()) > 4:
         return None
-    return head[:the[-1].start()] + entity + question[at + len(clause.rstrip("?")):].lstrip()
+    return head[:the[-1].start()] + entity + question[len(head) + len(clause.rstrip("?")):].lstrip()
