@@ -145,13 +145,13 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
         types={n: G.nodes[n].get("type") for f in facts_sorted for n in (f[0], f[2]) if n in G})
     if verdict.accepted:
         return out
-    if second_look and len(verdict.described) == 1 and (
-            asked := rest_of_question(question, verdict.clause or "", quoted_line(verdict.described[0]))):
-        # the model named the entity on the way that a relative clause describes: ask the rest of
-        # the question about that entity, as a question of its own (one relation: one fact away);
-        # its name goes in on one line, so a name cannot forge lines of the prompt
-        (on_way,) = verdict.described
-        step = graph_rag_trace(asked, G, 1 if asks_one_relation(asked, [on_way, *node_aliases(G, on_way)])
+    # the model named the entity on the way that a relative clause describes: ask the rest of the
+    # question about that entity, as a question of its own (one relation: one fact away); its name
+    # goes in on one line, so a name cannot forge lines of the prompt
+    on_way = verdict.described[0] if second_look and len(verdict.described) == 1 else None
+    name = quoted_line(on_way) if on_way else ""
+    if name and (asked := rest_of_question(question, verdict.clause or "", name)):
+        step = graph_rag_trace(asked, G, 1 if asks_one_relation(asked, [name, *node_aliases(G, on_way)])
                                else max(1, hops - 1), budget=budget, rank=rank, linking=lambda _q, _G: [on_way],
                                temperature=temperature, seed=seed, max_tokens=max_tokens,
                                fact_order=fact_order, second_look=False)
