@@ -165,10 +165,18 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
     return None
 
 
+def _span(question: str, clause: str) -> tuple[int, int] | None:
+    """Where ``clause`` last stands in ``question``, spaces between its words matched as any run of
+    white space (:func:`relative_clause` returns it with white space collapsed); None when it is not in it."""
+    words = clause.split()
+    found = list(re.finditer(r"\s+".join(map(re.escape, words)), question)) if words else []
+    return found[-1].span() if found else None
+
+
 def _before(question: str, clause: str) -> str | None:
     """The text of ``question`` before the last place ``clause`` stands in it; None when it is not in it."""
-    at = question.rfind(clause) if clause else -1
-    return question[:at] if at >= 0 else None
+    span = _span(question, clause)
+    return question[:span[0]] if span else None
 
 
 def describes_no_other(question: str, clause: str, names: Iterable[str] = ()) -> bool:
@@ -196,12 +204,14 @@ def rest_of_question(question: str, clause: str, entity: str) -> str | None:
     >>> rest_of_question("Who founded the studio that paid for Low Tide?", "paid for Low Tide?", "Greywater")
     'Who founded Greywater?'
     """
-    head = _before(question, clause)
-    if head is None or re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", clause) or re.match(
+    span = _span(question, clause)
+    if span is None or re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", clause) or re.match(
             r"\s*(?:\w+\s+)?(?:(?:which|what)\s+[\w-]+\s+|\w+\s+)(?:do|does|did)\b"
             r"|\s*(?:where|when|how|why)\s+(?:is|was|are|were)\b", question, flags=re.I):
         return None
+    head = question[:span[0]]
     the = list(re.finditer(r"\bthe\b", head, flags=re.I))
     if not the or len(head[the[-1].end():].split()) > 4:
         return None
-    return head[:the[-1].start()] + entity + question[len(head) + len(clause.rstrip("?")):].lstrip()
+    end = span[1] - 1 if question[span[1] - 1] == "?" and clause.endswith("?") else span[1]
+    return head[:the[-1].start()] + entity + question[end:].lstrip()

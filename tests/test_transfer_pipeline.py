@@ -267,3 +267,16 @@ def test_rest_of_question_reads_only_a_described_phrase_it_can_replace():
     assert rest_of_question("Which boat did the firm that Ana Rusk owns buy?", "Ana Rusk owns buy?", "Osk") is None
     assert rest_of_question("Who quenches anything that Zorblat glimmers?", "Zorblat glimmers?", MIDDLE) is None
     assert rest_of_question(QUESTION, "not in it", MIDDLE) is None
+
+
+def test_a_clause_is_found_again_whatever_the_spacing_of_the_question():
+    from gaba.answer_kind import describes_no_other, relative_clause, rest_of_question
+
+    # relative_clause collapses white space; a question typed with double spaces or a line break
+    # inside the clause still gets its second question and its comparison
+    for question in ("Who quenches the  vat that Zorblat   glimmers?", "Who quenches the vat that\nZorblat glimmers?"):
+        clause = relative_clause(question)
+        assert clause == "Zorblat glimmers?"
+        assert rest_of_question(question, clause, MIDDLE) == f"Who quenches {MIDDLE}?"
+    asked = "Which vat that Zorblat  glimmers quenches Osk?"
+    assert describes_no_other(asked, relative_clause(asked))
