@@ -132,22 +132,31 @@ def relative_read_backwards(predicate: str, sentence: str, subject: str, obj: st
 
 def other_agent(predicate: str, sentence: str, subject: str, obj: str) -> str | None:
     """The agent of a passive "<be> <predicate> ... by <Name>" in the sentence when it is neither
-    ``subject`` nor ``obj``: a record of a bare verb then names someone else as the doer ("It was
-    founded in 1921 by Ann Lee" read as "Acme founded Leeds"). Not for a verb with a preposition:
-    "jets were leased to Tern Air by Orrel Leasing" gives "jets leased_to Tern Air" rightly.
+    ``subject`` nor ``obj``: a record of a bare verb, or of "<verb>_by", then names someone else as
+    the doer ("It was founded in 1921 by Ann Lee" read as "Acme founded Leeds"; "founded in 1958 by
+    the cooper Ann Lee in the town of Leeds" read as "Acme founded_by Leeds"). The agent may follow
+    a short description ("the cooper") and may be several names joined by "and" or commas. Not for
+    a verb with another preposition: "jets were leased to Tern Air by Orrel Leasing" gives "jets
+    leased_to Tern Air" rightly.
 
     >>> other_agent("founded", "It was founded in 1921 by Ann Lee.", "Lee Mills", "Leeds")
     'Ann Lee'
+    >>> other_agent("founded_by", "Osk was founded by the cooper Ann Lee in Leeds.", "Osk", "Leeds")
+    'Ann Lee'
+    >>> other_agent("founded_by", "Osk was founded by Ann Lee and Bo Chan.", "Osk", "Bo Chan")
+    >>> other_agent("run_by", "Osk is run by the Osk Harbour Board (OHB).", "Osk", "OHB")
     >>> other_agent("leased_to", "Jets were leased to Tern Air by Orrel Leasing.", "Jets", "Tern Air")
     """
     words = predicate.split("_")
-    if len(words) != 1:
+    if not (len(words) == 1 or (len(words) == 2 and words[1] == "by")):
         return None
+    name = UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*(?:\s*\([^()]*\))?"   # "(CHB)"
+    lead = r"(?:(?:the|a|an)\s+)?(?:[a-z][\w-]*\s+){0,2}?"      # "the cooper", "chef"
     for m in re.finditer(_PASSIVE.format(verb=re.escape(words[0])), sentence, flags=re.I):
-        agent = re.match(r"\s+(?:the\s+)?(" + UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*)",
+        agent = re.match(r"\s+" + lead + "(" + name + r")(?:\s*(?:,|\band\b|&)\s*" + lead + name + ")*",
                          sentence[m.end():])
         if agent and not any(re.search(whole_words(a), b, flags=re.I)       # the whole name, not a word of it
-                             for x in (subject, obj) for a, b in ((x, agent.group(1)), (agent.group(1), x))):
+                             for x in (subject, obj) for a, b in ((x, agent.group(0)), (agent.group(1), x))):
             return agent.group(1).rstrip(".")
     return None
 

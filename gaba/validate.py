@@ -214,10 +214,11 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
             or relative_read_backwards(pred, sentences[i], subj, obj)
             or preposition_read_backwards(pred, sentences[i], subj, obj)):
         subj, obj, stype, otype = obj, subj, otype, stype
-    elif passive_read_as_active(pred, sentences[i], subj, obj):
-        pred += "_by"
-    elif agent := other_agent(pred, sentences[i], subj, obj):
-        return f"the sentence says {pred.split('_')[0]!r} by {agent!r}, neither {subj!r} nor {obj!r}"
+    else:
+        if passive_read_as_active(pred, sentences[i], subj, obj):
+            pred += "_by"
+        if agent := other_agent(pred, sentences[i], subj, obj):
+            return f"the sentence says {pred.split('_')[0]!r} by {agent!r}, neither {subj!r} nor {obj!r}"
     return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
 
 

@@ -576,6 +576,30 @@ def test_validate_open_triples_refuses_and_says_why():
     assert rejected[-1].record == {"record": "not a record"}
 
 
+def test_a_by_record_naming_another_place_of_the_sentence_is_refused():
+    # "founded_by" read with the town or the forest of the sentence instead of its agent, who is
+    # introduced by a description ("the cooper"); the agent's own record is kept
+    doc = {"id": "t", "text": "Quellbrin Staves was founded in 1958 by the cooper Aurel Vossk in the town of "
+                              "Drennow, on the edge of the Harsk forest."}
+    recs = [ofact(1, "Quellbrin Staves", "founded by", end, "org", ty)
+            for end, ty in (("Drennow", "place"), ("Harsk", "place"), ("Aurel Vossk", "person"))]
+    kept, rejected = validate_open_triples(recs, doc)
+    assert [t.as_tuple() for t in kept] == [("Quellbrin Staves", "founded_by", "Aurel Vossk")]
+    assert [r.reason for r in rejected] == [
+        f"the sentence says 'founded' by 'Aurel Vossk', neither 'Quellbrin Staves' nor {end!r}"
+        for end in ("Drennow", "Harsk")]
+    # the model's own reading, "was founded", kept the passive way round: the same verdicts
+    active = [ofact(1, "Quellbrin Staves", "was founded", end, "org", ty)
+              for end, ty in (("Drennow", "place"), ("Harsk", "place"), ("Aurel Vossk", "person"))]
+    kept_active, rejected_active = validate_open_triples(active, doc)
+    assert kept_active == kept and [r.reason for r in rejected_active] == [r.reason for r in rejected]
+    # two agents joined by "and", and an agent with its short form in brackets, are kept
+    doc = {"id": "u", "text": "Quellbrin Staves was run by Aurel Vossk and Mirel Tand (MT) until 1990."}
+    kept, _ = validate_open_triples([ofact(1, "Quellbrin Staves", "run by", "Mirel Tand", "org", "person"),
+                                     ofact(1, "Quellbrin Staves", "run by", "MT", "org", "person")], doc)
+    assert len(kept) == 2
+
+
 def test_open_sentence_number_out_of_range_falls_back_to_the_sentence_naming_both():
     doc = {"id": "f", "text": "Orrin Works is based in Caldermoor. Lena Marsh later joined Orrin Works."}
     for n in (7, 0, -1, None, "2", True):
