@@ -21,7 +21,7 @@ from .answer_kind import asks_one_relation, describes_no_other, relative_clause,
 from .checks import check_positive_int, check_text
 from .cooccurrence import COOCCURRENCE_RELATION
 from .embed import embed_texts
-from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts
+from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts, unsupported_links
 from .graph import Fact, _check_facts, fact_sentence
 from .names import FUNCTION_WORDS, find_mentions
 from .relevance import _without
@@ -259,7 +259,9 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     a fact sharing a word stem with the clause, or by the fact whose relation the embedding model
     finds closest to it; and with the
     entities' ``types`` too, those entities must fit its question word
-    (:func:`gaba.answer_kind.type_mismatch`). An abstaining reply is accepted.
+    (:func:`gaba.answer_kind.type_mismatch`); and no sentence of the reply that cites no given fact
+    may join an accepted entity to another, not a question entity, that no given fact joins it to
+    (:func:`gaba.citation.unsupported_links`). An abstaining reply is accepted.
 
     >>> facts = [("Aurora", "SUPPLIES_TO", "Kestrel"), ("Voltaic", "COMPETES_WITH", "Aurora")]
     >>> check_grounding("Facts used: Aurora supplies Kestrel.\\nAnswer: Voltaic", facts, ["Kestrel"]).reason
@@ -350,6 +352,9 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             reached = kept
         if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):
             return Grounding(False, why, cited)
+        if made := sorted(tuple(sorted(p)) for p in unsupported_links(reply, facts, evidence, aliases)
+                          if p & set(reached) and not p & set(entities)):
+            return Grounding(False, f"the reply links {made[0][0]} and {made[0][1]}, which no given fact joins", cited)
         how = "through a cited fact" if any(grades[a] == 2 for a in reached) else "past an entity a cited fact is about"
         return Grounding(True, f"a path of given facts {how} leads from the question to the answer", cited, reached)
     return Grounding(False, f"no path of at most {hops} given facts leads from the question through a cited "

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from .checks import check_text
-from .names import FUNCTION_WORDS, whole_words
+from .names import FUNCTION_WORDS, UPPER, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
            "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question"]
@@ -106,8 +106,10 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
     "the <noun> <verb>ed by" (or "after", "for", "from", "to", "with") describes one. ``names``: the
     question's entities, blanked first so their own words do not count.
 
-    >>> asks_one_relation("Who is the wife of Ana Rusk?"), asks_one_relation("Who chairs the owner of Osk Freight?")
+    >>> asks_one_relation("Who is the wife of Ana Rusk?", ["Ana Rusk"]), asks_one_relation("Who chairs the owner of Osk Freight?")
     (True, False)
+    >>> asks_one_relation("Where was the wife of Ana Rusk born?", ["Ana Rusk"])
+    False
     """
     q = _blanked(question, names)
     q = _OPENING_WH.sub("", q)                                  # "In which town ..."
@@ -116,7 +118,10 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
         return False
     if re.search(r"\w['\u2019]s?(?=\s|[?.!,]|$)", q):
         return False
-    body = re.sub(r"^\s*\w+\s+(?:is|was|are|were)\s+the\s+[a-z][\w -]*?\s+of\b", " ", q)
+    # "Who is the wife of Ana Rusk?" asks one relation; "Where was the wife of Ana Rusk born?", with
+    # its verb after the name, asks about the wife
+    body = re.sub(r"^\s*\w+\s+(?:is|was|are|were)\s+the\s+(?:(?!of\b)[a-z][\w-]*\s+){1,3}of\b(?=\s+(?:the\s+)?" + UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*"
+                  r"\s*(?:[?.!,]|$|(?:" + "|".join(sorted(FUNCTION_WORDS)) + r")\b))", " ", q)
     if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", body):
         return False
     if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}(?:[A-Z][\w-]*\s+)+[a-z]", q):

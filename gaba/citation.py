@@ -14,7 +14,7 @@ from rapidfuzz import fuzz
 from .graph import Fact, fact_sentence
 from .names import FUNCTION_WORDS, whole_words
 
-__all__ = ["CITATION_SIMILARITY", "MIN_COPY_SHARE", "cited_facts"]
+__all__ = ["CITATION_SIMILARITY", "MIN_COPY_SHARE", "cited_facts", "unsupported_links"]
 
 #: A copied sentence matches a fact when their similarity (rapidfuzz partial ratio) reaches this.
 CITATION_SIMILARITY = 90
@@ -154,4 +154,27 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
            or any(_copied(t, used) for t in (fact_sentence(f), *evidence.get(f, ())))]
     if restated and evidence:
         out = sorted(set(out) | _source_restated(sentences, facts, evidence, aliases))
+    return out
+
+
+def unsupported_links(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Sequence[str]] | None = None,
+                      aliases: Mapping[str, Sequence[str]] | None = None) -> set[frozenset]:
+    """Pairs of entities that a sentence on the ``Facts used:`` line names together when it cites no
+    given fact and no given fact joins the two: links the reply states that the facts do not make.
+
+    >>> facts = [("Osk", "operates", "Tern"), ("Pell", "owns", "Osk")]
+    >>> sorted(map(sorted, unsupported_links("Facts used: Tern is owned by Pell.\\nAnswer: Pell", facts)))
+    [['Pell', 'Tern']]
+    """
+    aliases, evidence = aliases or {}, evidence or {}
+    facts = sorted(set(facts))
+    joined = {frozenset((s, o)) for s, _, o in facts}
+    ends = [(n, _name_patterns(n, aliases)) for n in sorted({n for f in facts for n in (f[0], f[2])},
+                                                             key=len, reverse=True)]
+    out: set[frozenset] = set()
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n", _used_text(reply).casefold()):
+        if not sentence.strip() or cited_facts("Facts used: " + sentence, facts, evidence, aliases):
+            continue
+        _, named = _strike_all(sentence, ends)
+        out |= {frozenset((a, b)) for i, a in enumerate(named) for b in named[i + 1:]} - joined
     return out

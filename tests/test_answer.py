@@ -246,6 +246,23 @@ def test_grounding_refuses_a_cited_fact_the_answer_is_not_reached_through():
     assert not g.accepted and "Tallyroute" in g.reason
 
 
+def test_grounding_refuses_a_link_the_reply_makes_up():
+    # the reply cites Qorv's fact, then states a link between Xelt and Zuth that no given fact
+    # makes, and answers Zuth, whom a path of given facts does reach from Qorv
+    facts = [("Qorv", "flinders", "Xelt"), ("Xelt", "glims", "Pand"), ("Zuth", "wreaths", "Pand")]
+    reply = "Facts used: Qorv flinders Xelt. Zuth quonks Xelt.\nAnswer: Zuth"
+    g = check_grounding(reply, facts, ["Qorv"], hops=3)
+    assert not g.accepted and g.reason == "the reply links Xelt and Zuth, which no given fact joins"
+    # the same answer with only given facts on the line is accepted
+    assert check_grounding(used(*facts, answer="Zuth"), facts, ["Qorv"], hops=3).accepted
+    # a line that joins the answer straight to the question's entity restates the answer
+    assert check_grounding("Facts used: Xelt glims Pand. Zuth quonks Qorv.\nAnswer: Zuth", facts,
+                           ["Qorv"], hops=3).accepted
+    # a made-up link that does not touch the answer is not the rule's business
+    assert check_grounding("Facts used: Qorv flinders Xelt. Qorv quonks Pand.\nAnswer: Xelt", facts,
+                           ["Qorv"], hops=3).accepted
+
+
 def test_grounding_reads_facts_given_as_a_generator():
     assert check_grounding(used(SUPPLY, RIVAL, answer="Voltaic Dynamics"), iter(FACTS), Q).accepted
 
@@ -482,6 +499,9 @@ def test_numbers_are_read_whole():
     ("Who owns the yard built by Osk Freight?", False),
     ("Who maintains the hut named after Ana Rusk?", False),
     ("Who sold the Tern to Ana Rusk?", True),
+    ("Where was the wife of Ana Rusk born?", False),                        # the verb after the name
+    ("When was the founder of the Tern baptised?", False),
+    ("Who is the wife of the founder of Osk Freight?", False),              # two "of"s
 ])
 def test_a_question_that_describes_nothing_on_the_way_asks_one_relation(question, one):
     from gaba.answer_kind import asks_one_relation
