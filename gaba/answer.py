@@ -210,13 +210,18 @@ def is_abstention(answer: str) -> bool:
 
     >>> is_abstention("I don't know."), is_abstention("Voltaic Dynamics.")
     (True, False)
+    >>> is_abstention("Ana Rusk's brother is not mentioned in the given text.")
+    True
     """
     a = _text(answer, "answer").replace("\u2019", "'").casefold().strip()
     if not a:
         return True
     return bool(re.search(r"\bi (don't|do not|cannot|can't) (know|answer|tell)\b|"
-                          r"\b(facts|passages|context|sources) (do not|does not|don't|doesn't) "
-                          r"(contain|say|state|mention|include)", a))
+                          r"\b(facts|passages|context|sources|text) (do not|does not|don't|doesn't) "
+                          r"(contain|say|state|mention|include)|"
+                          # "X's brother is not mentioned in the given text."
+                          r"\b(is|are|was|were) not (mentioned|given|stated|provided|specified|named|listed)"
+                          r"( in\b|\.?$)", a))
 
 
 def _opens(answer: str, names: Sequence[str]) -> bool:

@@ -139,13 +139,15 @@ def test_final_answer():
 @pytest.mark.parametrize("text", ["I don't know.", "I don\u2019t know", "i do not know who that is",
                                   "I cannot answer that.", "The facts do not contain the answer.",
                                   "The context doesn't say.", "", "   ", None,
+                                  "Ana Rusk's brother is not mentioned in the given text.",
+                                  "The fee is not stated.", "The text does not say.",
                                   f"{ABSTAIN}: the reply cites none of the facts it was given."])
 def test_is_abstention(text):
     assert is_abstention(text)
 
 
 @pytest.mark.parametrize("text", ["Voltaic Dynamics.", "Nobody knows Voltaic better than Aurora.",
-                                  "I know: Voltaic Dynamics."])
+                                  "I know: Voltaic Dynamics.", "Osk, which is not named after Ana Rusk."])
 def test_is_not_abstention(text):
     assert not is_abstention(text)
 
