@@ -1,7 +1,7 @@
 """Graph RAG against flat retrieval on collections written after the method: does it transfer?
 
-The eleven held-out collections of ``gaba.data.transfer.HELD_OUT`` (music, food, space, rail,
-health, ports, courts, stage, energy, aviation, museums; ten short news items and 14 questions each:
+The thirteen held-out collections of ``gaba.data.transfer.HELD_OUT`` (music, food, space, rail,
+health, ports, courts, stage, energy, aviation, museums, vineyards, ferries; ten short news items and 14 questions each:
 single-fact, two-hop, three-hop, unanswerable) are built into a knowledge graph each with the defaults a reader gets (open
 extraction, co-occurrence rule), and every question is asked once at temperature 0 of
 

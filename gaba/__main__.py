@@ -245,7 +245,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="a graph file written by build-graph (default: the book's news graph)")
     a.add_argument("--hops", type=int, default=None,
                    help=f"how many hops from the question's entities facts are gathered (default: "
-                        f"{DEFAULT_HOPS}, which passed more multi-hop questions than 2 on the eleven "
+                        f"{DEFAULT_HOPS}, which passed more multi-hop questions than 2 on the thirteen "
                         "held-out collections of the evaluation chapter)")
     a.add_argument("--trace", action="store_true",
                    help="also print the entities found, the prompt, the reply and the grounding verdict")

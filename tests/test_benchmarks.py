@@ -205,4 +205,4 @@ def test_heldout_transfer_replays_the_published_results(tmp_path, monkeypatch):
     published = read_csv(ROOT / "assets" / "data" / "bench" / "heldout_transfer.csv")
     key = lambda r: (r["collection"], r["type"], r["system"], r["passed"], r["n"])   # noqa: E731
     assert sorted(map(key, rows)) == sorted(map(key, published))
-    assert {r["collection"] for r in rows} == {"music", "food", "space", "rail", "health", "ports", "courts", "stage", "energy", "aviation", "museums", "pooled"}
+    assert {r["collection"] for r in rows} == {"music", "food", "space", "rail", "health", "ports", "courts", "stage", "energy", "aviation", "museums", "vineyards", "ferries", "pooled"}

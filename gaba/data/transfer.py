@@ -1,6 +1,6 @@
 """Transfer collections, small corpora unlike the company news, with their questions: four fictional
 ones, ``wikipedia`` (30 real paragraphs, 12 questions from HotpotQA and 2WikiMultihopQA) and
-eleven held-out ones (:data:`HELD_OUT`, questions only, no gold triples). Files and licences:
+thirteen held-out ones (:data:`HELD_OUT`, questions only, no gold triples). Files and licences:
 ``assets/data/transfer/README.md``."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ COLLECTIONS = ("academia", "sport", "history", "film_books")
 WIKIPEDIA = "wikipedia"
 #: Collections written after the method, to try it as a reader would (``benchmarks/heldout_transfer.py``).
 HELD_OUT = ("music", "food", "space", "rail", "health", "ports", "courts", "stage", "energy", "aviation",
-            "museums")
+            "museums", "vineyards", "ferries")
 
 
 def _folder(name: str, *, gold: bool = False):
