@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from .checks import check_positive_int
@@ -66,7 +67,6 @@ def scale_free_graph(n_edges: int, *, seed: int = 0):
     >>> G.number_of_edges(), G.is_directed()
     (100, True)
     """
-    import networkx as nx
     _check_edges(n_edges)
     m = 2                       # edges each new node brings
     n = (n_edges + m * m) // m + 1
@@ -101,7 +101,6 @@ def sample_starts(G, k: int, *, seed: int = 0) -> list[Hashable]:
 
 def sample_pairs(G, k: int, *, distance: int = 3, seed: int = 0) -> list[tuple]:
     """``k`` node pairs ``(a, b)`` at undirected distance exactly ``distance`` (fewer if not found)."""
-    import networkx as nx
     if distance < 1:
         raise ValueError(f"distance must be at least 1, got {distance}")
     rng = random.Random(seed)

@@ -8,6 +8,9 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+import networkx as nx
+from tqdm.auto import tqdm
+
 from . import embed, prompts
 from .checks import check_positive_int, check_question
 from .errors import GabaError
@@ -39,7 +42,6 @@ def undirected_projection(G):
 
     Built in the order of the nodes' text, so a seed gives one partition; nodes keep their type.
     """
-    import networkx as nx
     if not isinstance(G, nx.Graph):
         raise TypeError(f"communities are found in a networkx graph (as build_knowledge_graph or load_graph "
                         f"returns), not a {type(G).__name__}.")
@@ -61,7 +63,6 @@ def detect_communities(G, *, seed: int = 0, resolution: float = 1.0, levels: int
     >>> [(c.id, c.nodes) for c in detect_communities(G)]
     [('c0', ('a', 'b', 'c')), ('c1', ('x', 'y'))]
     """
-    import networkx as nx
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int (for a reproducible partition), not {seed!r}.")
     if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or not resolution > 0:
@@ -162,7 +163,6 @@ def summarize_communities(G, communities: Sequence[Community], *, level: int | N
 
     ``level`` None: every level. Raises :class:`NoCommunities` when no community of that level has a fact.
     """
-    from tqdm.auto import tqdm
     communities = _graph_and_items(G, communities, Community, "communities", "detect_communities(G)")
     if level is not None and (isinstance(level, bool) or not isinstance(level, int)):
         raise TypeError(f"level must be an int (0 is the coarsest) or None for every level, not {level!r}.")
@@ -230,7 +230,6 @@ def global_rag(question: str, G, summaries: Sequence[CommunitySummary], *, top: 
 
 def _need_graph(G, what: str) -> None:
     """TypeError unless ``G`` is a NetworkX graph (the one the ``what`` came from)."""
-    import networkx as nx
     if not isinstance(G, nx.Graph):
         raise TypeError(f"G must be the networkx graph the {what} came from, not {type(G).__name__}.")
 
@@ -248,7 +247,6 @@ def draw_communities(G, communities: Sequence[Community], *, ax=None, seed: int 
                      level: int = 0, labels: dict[str, str] | None = None, font_size: int = 7):
     """Draw the graph coloured by the communities of ``level`` (``labels``: legend per id); return the Axes."""
     import matplotlib.pyplot as plt
-    import networkx as nx
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 6.5))
     chosen = [c for c in communities if c.level == level]

@@ -10,6 +10,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from dotenv import dotenv_values, load_dotenv
+
 from .errors import ConfigError
 
 #: Root of the repository (the folder that holds ``gaba/`` and ``assets/``).
@@ -99,7 +101,6 @@ def _whole(name: str, default: int | None, most: int, what: str) -> int | None:
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """Read ``.env`` and the environment (which wins), once per process; ConfigError for a bad value."""
-    from dotenv import dotenv_values, load_dotenv
     dotenv_path, dotenv_vars = None, ()
     if not _truthy(os.environ.get("GABA_IGNORE_DOTENV")):
         for candidate in (Path.cwd() / ".env", ROOT / ".env"):

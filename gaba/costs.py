@@ -2,6 +2,7 @@
 model's measured speed, assumed prices."""
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -44,7 +45,6 @@ def model_rates(path: str | Path | None = None) -> dict[str, float]:
     Returns ``prompt_tok_s``, ``gen_tok_s``, ``extraction_s``, ``load_avg`` and ``n``. Raises
     FileNotFoundError without the file, ValueError when it has no live rows.
     """
-    import csv
     path = Path(path) if path is not None else MODEL_BENCHMARK
     if not path.is_file():
         raise FileNotFoundError(f"no model benchmark at {path}: run `python benchmarks/model_throughput.py` "

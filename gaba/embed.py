@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from .config import ASSETS, get_settings
 from .fileio import atomic_writer
@@ -94,7 +95,6 @@ def embed_texts(texts: Sequence[str], *, kind: str = "passage", progress: bool |
         if todo:
             embed = _embed_remote if model_id().startswith("openai:") else _embed_local
             show = progress if progress is not None else len(todo) > 500
-            from tqdm.auto import tqdm
             with tqdm(total=len(todo), desc="embedding", unit="text", disable=not show) as bar:
                 for start in range(0, len(todo), BATCH):
                     chunk = todo[start:start + BATCH]

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from . import rag
 from .answer import is_abstention
@@ -125,7 +126,6 @@ def run_eval(cases: Sequence[Case], systems: Mapping[str, Callable], *, trials: 
     (3, True)
     """
     import pandas as pd
-    from tqdm.auto import tqdm
     cases = list(cases)
     if not cases:
         raise ValueError("run_eval needs at least one Case.")

@@ -13,6 +13,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from . import llm
 from .coref import description_heads, resolve_descriptions, resolve_it, resolve_opening_pronoun
 from .data.news import load_documents
@@ -161,7 +163,6 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
     failure lands in ``Extraction.failed``. Results keep document order. Raises DocumentError before
     any call, CacheMiss offline for an unrecorded extraction.
     """
-    from tqdm import tqdm
     t0 = time.perf_counter()
     docs = []
     for d in load_documents(documents):

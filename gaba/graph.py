@@ -11,6 +11,8 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import networkx as nx
+
 from .data.news import load_documents  # re-exported, as are load_graph and save_graph
 from .entities import check_graph, resolve_entity
 from .errors import NoPath
@@ -19,7 +21,6 @@ from .prompts import SCHEMA_PHRASES
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
-    import networkx as nx
     import pandas as pd
 
 #: A fact: ``(subject, relation, object)``, one edge of the graph.
@@ -172,7 +173,6 @@ def shortest_connection(G, a: str, b: str) -> tuple[list[str], list[Fact]]:
     >>> shortest_connection(nx.MultiDiGraph([("A", "B", "R"), ("C", "B", "S")]), "A", "C")
     (['A', 'B', 'C'], [('A', 'R', 'B'), ('C', 'S', 'B')])
     """
-    import networkx as nx
     check_graph(G)
     src, dst = resolve_entity(G, a), resolve_entity(G, b)
     U = G.to_undirected(as_view=True) if G.is_directed() else G

@@ -10,6 +10,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from .aliases import apply_aliases, reconcile_entities
 from .cooccurrence import cooccurrence_triples
 from .data.news import load_documents
@@ -36,7 +38,6 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     >>> G.graph["documents"], G.number_of_edges()
     (1, 0)
     """
-    import networkx as nx
     if cooccurrence is not None and not isinstance(cooccurrence, bool):
         raise TypeError(f"cooccurrence must be True, False or None (on in open mode), not {cooccurrence!r}.")
     docs = load_documents(documents)
@@ -140,7 +141,6 @@ def _add_titled_aliases(G, docs: list[dict], *, extended: bool = False) -> None:
 
 def graph_triples(G, *, rules: bool = True) -> list[Triple]:
     """The edges of a graph as triples (sorted); ``rules=False`` leaves out the edges a rule added."""
-    import networkx as nx
     if not isinstance(G, nx.Graph):
         raise TypeError(f"graph_triples takes a networkx graph (build_knowledge_graph, load_graph), not a "
                         f"{type(G).__name__}.")
@@ -152,7 +152,6 @@ def graph_triples(G, *, rules: bool = True) -> list[Triple]:
 def draw_knowledge_graph(G, *, ax=None, seed: int = 0):
     """Draw a knowledge graph; returns the Axes."""
     import matplotlib.pyplot as plt
-    import networkx as nx
     if ax is None:
         _, ax = plt.subplots(figsize=(11, 7.5))
     U = nx.Graph(G)

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import ParseError
 
+import networkx as nx
+
 from .errors import GabaError
 from .fileio import atomic_write_json, atomic_writer
 
@@ -59,7 +61,6 @@ def save_graph(G, path: str | Path) -> Path:
     >>> load_graph(p).nodes["A"]["aliases"]
     ['a']
     """
-    import networkx as nx
     if not isinstance(G, nx.Graph):
         raise TypeError(f"save_graph writes a networkx graph, not a {type(G).__name__}; build one with "
                         "build_knowledge_graph(documents).")
@@ -98,7 +99,6 @@ def save_graph(G, path: str | Path) -> Path:
 
 def load_graph(path: str | Path):
     """Read a graph written by :func:`save_graph` (GabaError if missing or not a saved graph)."""
-    import networkx as nx
     path = Path(path)
     if not path.is_file():
         raise GabaError(f"no graph file at {path}; build one with `python -m gaba build-graph <folder> --out {path}`, "

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from .data.news import NEWS_PATH, load_documents
 from .entities import find_entities
 from .evaluate import wilson_interval
@@ -81,7 +83,6 @@ def check_build_lab(answers_by_hops: Mapping[int, str], *, corpus: Iterable[Mapp
     reader's copy, saved at ``corpus_path``; ``chain``: (start entity, answer); ``tradeoff``: one
     row per hop count 1-4 with ``hops``, ``facts``, ``relevant``, ``tokens``.
     """
-    import networkx as nx
     one, two = (_mentions(answers_by_hops.get(h, ""), supplier_answer) for h in (1, 2))
     hint = (f"the hops=1 answer already names {supplier_answer}: one hop from Kestrel Motors reaches "
             "Aurora but not Aurora's competitor - did you pass hops=1?" if one else

@@ -7,6 +7,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+import networkx as nx
 import numpy as np
 
 from . import embed
@@ -74,7 +75,6 @@ def start_entities(question: str, facts: list[Fact], G, entities) -> list[str]:
 
 def hop_distances(facts: list[Fact], starts: list[str]) -> dict[str, int]:
     """Hop distance of every node from the start entities, over the facts (undirected)."""
-    import networkx as nx
     H = nx.Graph([(s, o) for s, _, o in facts])
     H.add_nodes_from(starts)
     return nx.multi_source_dijkstra_path_length(H, set(starts)) if starts else {}

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from . import embed as _embedding
 from . import rag
@@ -78,7 +79,6 @@ def budget_recall(examples: Sequence, *, budgets: Sequence[int] = (50, 100, 200,
     x method: ``example, kind, budget, method, recall, all_evidence, linked, context_tokens, seconds``.
     """
     import pandas as pd
-    from tqdm.auto import tqdm
     examples = [ex for ex in examples if ex.evidence_triples]
     if not examples:
         raise ValueError("budget_recall needs examples with evidence triples (2WikiMultihopQA, "

@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from . import embed as _embedding
 from .data.synthetic import make_scaling_corpus
@@ -60,7 +61,6 @@ def scaling_experiment(sizes: Sequence[int] = (14, 140, 1400), *, budget: int = 
     question, kind, budget, system, both_facts, facts, words, ms``.
     """
     import pandas as pd
-    from tqdm.auto import tqdm
     generator = generator or make_scaling_corpus
     embed = embed or _embedding.embed_texts
     if isinstance(sizes, int):

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+import networkx as nx
+
 from .data.news import RELATION_FOLDS, load_gold_triples
 from .data.triple import Triple
 from .kgbuild import graph_triples
@@ -29,7 +31,6 @@ def _folds(gold: Any, inverse: Mapping[str, str] | None, symmetric: Collection[s
 def _fact_list(items: Any, folds: _Folds) -> list[tuple[str, str, str]]:
     """The canonical facts of ``items`` (a graph, Triples, dicts or tuples), in their order: names
     lowercased, an inverse relation turned round, a symmetric one's ends in order."""
-    import networkx as nx
     inverse, symmetric = folds
     if isinstance(items, nx.Graph):
         items = [(u, edge_relation(k, d, unnamed=None), v) for u, v, k, d in edge_rows(items)]
@@ -93,7 +94,6 @@ def score_triples(predicted: Any, gold: Any = None, *, match: str = "relation",
 def triple_differences(predicted: Any, gold: Any = None, *, inverse: Mapping[str, str] | None = None,
                        symmetric: Collection[str] | None = None) -> tuple[list, list]:
     """``(gold facts missed, predicted facts not gold)``, as given."""
-    import networkx as nx
     gold, folds = _folds(gold, inverse, symmetric)
     if isinstance(predicted, nx.Graph):
         predicted = graph_triples(predicted)

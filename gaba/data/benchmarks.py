@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from ..config import ASSETS
 from ..errors import DocumentError
 
@@ -271,8 +273,6 @@ def to_graph(examples: Iterable[MultiHopExample], *, triples: dict | None = None
     """A knowledge graph in the book's format from benchmark facts: with ``triples``
     (:func:`load_sample_triples`) every fact, distractors included; without, only the gold evidence
     triples (an optimistic graph)."""
-    import networkx as nx
-
     examples = list(examples)
     sentence: dict[tuple[str, int], str] = {}
     for ex in examples:

@@ -9,6 +9,8 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 
+import networkx as nx
+
 from .synthetic_world import SUPPLIER_SECTORS, World, possessive, write_document
 from .triple import Triple
 
@@ -53,8 +55,6 @@ class ScalingCorpus:
 
     def to_graph(self):
         """The gold triples as a ``networkx.MultiDiGraph``: one edge per distinct fact, first document's evidence."""
-        import networkx as nx
-
         G = nx.MultiDiGraph()
         for t in self.all_triples():
             if not G.has_edge(t.subject, t.object, key=t.relation):

@@ -8,6 +8,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+import networkx as nx
+
 from ..config import ASSETS
 
 #: Folder of the family graph's files.
@@ -95,8 +97,6 @@ def load_westeros(path: str | Path | None = None):
 
 def _family_graph(name: str, nodes, edges):
     """A :class:`networkx.MultiDiGraph` of node dicts (keyed by ``name``) and ``(source, relation, target)`` edges."""
-    import networkx as nx
-
     G = nx.MultiDiGraph(name=name, symmetric=_SYMMETRIC, edge_weights=dict(EDGE_WEIGHTS))
     G.add_nodes_from((n["name"], n) for n in nodes)
     G.add_edges_from((s, t, r, {"relation": r}) for s, r, t in edges)
