@@ -359,7 +359,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             return Grounding(False, why, cited)
         if made := sorted(tuple(sorted(p)) for p in unsupported_links(reply, facts, evidence, aliases)
                           if p & set(reached) and not p & set(entities)):
-            return Grounding(False, f"the reply links {made[0][0]} and {made[0][1]}, which no given fact joins", cited)
+            return Grounding(False, f"the reply links {made[0][0]} and {made[0][1]}, which no given fact joins",
+                             cited)
         how = "through a cited fact" if any(grades[a] == 2 for a in reached) else "past an entity a cited fact is about"
         return Grounding(True, f"a path of given facts {how} leads from the question to the answer", cited, reached)
     return Grounding(False, f"no path of at most {hops} given facts leads from the question through a cited "

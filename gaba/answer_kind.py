@@ -106,8 +106,10 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
     "the <noun> <verb>ed by" (or "after", "for", "from", "to", "with") describes one. ``names``: the
     question's entities, blanked first so their own words do not count.
 
-    >>> asks_one_relation("Who is the wife of Ana Rusk?", ["Ana Rusk"]), asks_one_relation("Who chairs the owner of Osk Freight?")
-    (True, False)
+    >>> asks_one_relation("Who is the wife of Ana Rusk?", ["Ana Rusk"])
+    True
+    >>> asks_one_relation("Who chairs the owner of Osk Freight?")
+    False
     >>> asks_one_relation("Where was the wife of Ana Rusk born?", ["Ana Rusk"])
     False
     """
@@ -120,8 +122,10 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
         return False
     # "Who is the wife of Ana Rusk?" asks one relation; "Where was the wife of Ana Rusk born?", with
     # its verb after the name, asks about the wife
-    body = re.sub(r"^\s*\w+\s+(?:is|was|are|were)\s+the\s+(?:(?!of\b)[a-z][\w-]*\s+){1,3}of\b(?=\s+(?:the\s+)?" + UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*"
-                  r"\s*(?:[?.!,]|$|(?:" + "|".join(sorted(FUNCTION_WORDS)) + r")\b))", " ", q)
+    name = UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*"
+    after = r"\s*(?:[?.!,]|$|(?:" + "|".join(sorted(FUNCTION_WORDS)) + r")\b)"
+    body = re.sub(r"^\s*\w+\s+(?:is|was|are|were)\s+the\s+(?:(?!of\b)[a-z][\w-]*\s+){1,3}of\b"
+                  r"(?=\s+(?:the\s+)?" + name + after + ")", " ", q)
     if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", body):
         return False
     if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}(?:[A-Z][\w-]*\s+)+[a-z]", q):
