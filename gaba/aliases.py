@@ -26,9 +26,10 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     A name that begins (else ends) exactly one longer name is its alias; an ambiguous name, or one
     of only :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names
     and the acronyms they define ("the Northern Health Authority (NHA)"). ``types`` (name -> entity
-    type, as extracted) keep a place apart from a name of another type: the town "Dunmere" is no
-    short form of "Dunmere Trust". (Only place against the rest: a small model's other types are
-    too unsteady to split on.)
+    type, as extracted) keep a place apart from a name of another type or of none: the town
+    "Dunmere" is no short form of "Dunmere Trust", nor of "Dunmere School of Art" when no kept fact
+    gives the school a type. (Only place against the rest: a small model's other types are too
+    unsteady to split on.)
 
     >>> table = reconcile_entities(["Kestrel", "Kestrel Motors", "Voss", "Mara Voss", "Pacific"])
     >>> table["Kestrel"], table["Voss"], table["Pacific"]
@@ -62,6 +63,8 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
             canon[k] = k
         else:
             def fits(c: str) -> bool:
+                if kind.get(k) == "place" and kind.get(c) != "place":
+                    return False
                 return not (k in kind and c in kind and (kind[k] == "place") != (kind[c] == "place"))
 
             # "Teodor Raskin's Second Cello Concerto" is not a longer form of "Teodor Raskin"

@@ -58,8 +58,8 @@ def _no_entity_reason(G, linking) -> str:
             f"I looked for these names (and their aliases): {shown}.")
 
 
-#: Default hops of :func:`graph_rag`: 3 passed more multi-hop questions than 2 (and as many
-#: unanswerable and single-fact ones) on the thirteen held-out collections (``benchmarks/heldout_transfer.py``, reported in
+#: Default hops of :func:`graph_rag`: 3 passed more multi-hop questions than 2 (and abstained on two
+#: more unanswerable ones) on the thirteen held-out collections (``benchmarks/heldout_transfer.py``, reported in
 #: the evaluation chapter). The book's news chapters pass ``hops=2``: their questions chain two facts.
 DEFAULT_HOPS = 3
 #: Default fact budget of :func:`graph_rag`: a short prompt, however large the graph.

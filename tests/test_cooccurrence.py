@@ -168,6 +168,11 @@ def test_a_place_is_not_the_short_form_of_a_longer_name_of_another_type():
     assert table["Penn"] == "Orla Penn"                      # an unsteady type other than place: merged
     assert table["Brell"] == "Brell Records"
     assert reconcile_entities(names)["Vellmouth"] == "Vellmouth Trust"   # without types, as before
+    # nor of a longer name no fact typed (one only the documents write), but of a longer place
+    assert reconcile_entities(["Vellmouth", "Vellmouth School of Glass"],
+                              types={"Vellmouth": "place"})["Vellmouth"] == "Vellmouth"
+    assert reconcile_entities(["Vell", "Vell Harbour"],
+                              types={"Vell": "place", "Vell Harbour": "place"})["Vell"] == "Vell Harbour"
     # a city that ends a person's name stays a city
     assert reconcile_entities(["Ansa Keshport", "Keshport"],
                               types={"Ansa Keshport": "person", "Keshport": "place"})["Keshport"] == "Keshport"
