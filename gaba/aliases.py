@@ -63,9 +63,10 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
             canon[k] = k
         else:
             def fits(c: str) -> bool:
-                if kind.get(k) == "place" and kind.get(c) != "place":
-                    return False
-                return not (k in kind and c in kind and (kind[k] == "place") != (kind[c] == "place"))
+                # a place is the short form only of a place; a name typed otherwise is none of a place
+                if kind.get(k) == "place":
+                    return kind.get(c) == "place"
+                return not (k in kind and kind.get(c) == "place")
 
             # "Teodor Raskin's Second Cello Concerto" is not a longer form of "Teodor Raskin"
             longer = [c for c in starts.get(t, ()) if fits(c) and toks[c][len(t)] != "s"]

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from .checks import check_text
-from .names import FUNCTION_WORDS, UPPER, whole_words
+from .names import FUNCTION_WORDS, NAME_RUN, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
            "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question"]
@@ -122,10 +122,9 @@ def asks_one_relation(question: str, names: Iterable[str] = ()) -> bool:
         return False
     # "Who is the wife of Ana Rusk?" asks one relation; "Where was the wife of Ana Rusk born?", with
     # its verb after the name, asks about the wife
-    name = UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*"
     after = r"\s*(?:[?.!,]|$|(?:" + "|".join(sorted(FUNCTION_WORDS)) + r")\b)"
     body = re.sub(r"^\s*\w+\s+(?:is|was|are|were)\s+the\s+(?:(?!of\b)[a-z][\w-]*\s+){1,3}of\b"
-                  r"(?=\s+(?:the\s+)?" + name + after + ")", " ", q)
+                  r"(?=\s+(?:the\s+)?" + NAME_RUN + after + ")", " ", q)
     if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", body):
         return False
     if re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,2}(?:[A-Z][\w-]*\s+)+[a-z]", q):

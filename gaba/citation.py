@@ -23,6 +23,8 @@ MIN_COPY_SHARE = 0.75
 
 _ANSWER_LINE = re.compile(r"^[ \t*#>-]*answer[ \t*]*:[ \t*]*", re.I | re.M)
 _USED_LINE = re.compile(r"^[ \t*#>-]*facts?[ \t]+used[ \t*]*:", re.I | re.M)
+#: Where one sentence of the ``Facts used:`` line ends and the next begins.
+_SENTENCE_BREAK = re.compile(r"(?<=[.;!?])\s+|\n")
 
 
 def _text(value, what: str) -> str:
@@ -147,7 +149,7 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     used = " ".join(lines.split())
     if not used:
         return []
-    sentences = re.split(r"(?<=[.;!?])\s+|\n", lines) if restated else []   # split once, not per fact
+    sentences = _SENTENCE_BREAK.split(lines) if restated else []   # split once, not per fact
     aliases, evidence = aliases or {}, evidence or {}
     facts = sorted(set(facts))
     out = [f for f in facts if (restated and _restated(f, sentences, aliases, evidence.get(f, ())))
@@ -172,7 +174,7 @@ def unsupported_links(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact,
     ends = [(n, _name_patterns(n, aliases)) for n in sorted({n for f in facts for n in (f[0], f[2])},
                                                              key=len, reverse=True)]
     out: set[frozenset] = set()
-    for sentence in re.split(r"(?<=[.;!?])\s+|\n", _used_text(reply).casefold()):
+    for sentence in _SENTENCE_BREAK.split(_used_text(reply).casefold()):
         if not sentence.strip() or cited_facts("Facts used: " + sentence, facts, evidence, aliases):
             continue
         _, named = _strike_all(sentence, ends)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .names import UPPER, mentions, whole_words
+from .names import NAME_RUN, mentions, whole_words
 
 
 #: A form of "to be" before a participle makes a passive ("was acquired by", "has been led by").
@@ -150,7 +150,7 @@ def other_agent(predicate: str, sentence: str, subject: str, obj: str) -> str | 
     words = predicate.split("_")
     if not (len(words) == 1 or (len(words) == 2 and words[1] == "by")):
         return None
-    name = UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*(?:\s*\([^()]*\))?"   # "(CHB)"
+    name = NAME_RUN + r"(?:\s*\([^()]*\))?"                    # and its short form: "(CHB)"
     lead = r"(?:(?:the|a|an)\s+)?(?:[a-z][\w-]*\s+){0,2}?"      # "the cooper", "chef"
     for m in re.finditer(_PASSIVE.format(verb=re.escape(words[0])), sentence, flags=re.I):
         agent = re.match(r"\s+" + lead + "(" + name + r")(?:\s*(?:,|\band\b|&)\s*" + lead + name + ")*",

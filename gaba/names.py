@@ -49,6 +49,8 @@ CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday
 TITLE_WORDS = FUNCTION_WORDS | {"or", "nor", "into", "upon", "over", "under", "is", "are", "was", "not"}
 #: A capital letter of any alphabet ("É", "Ø", "Ł" as well as "A" to "Z"), for the name patterns.
 UPPER = "[" + re.escape("".join(c for c in map(chr, range(0x3000)) if c.isupper())) + "]"
+#: A run of capitalised words ("Calloway Harbour Board", "St. Ann's"), as a regular-expression fragment.
+NAME_RUN = UPPER + r"[\w'\u2019&.-]*(?:\s+" + UPPER + r"[\w'\u2019&.-]*)*"
 _QUOTED = re.compile(r"[\"\u201c]((?:" + UPPER + r"|\d)[^\"\u201c\u201d\n]{0,80}?)[\"\u201d]")
 
 
