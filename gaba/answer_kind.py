@@ -13,7 +13,7 @@ from .checks import check_text
 from .names import FUNCTION_WORDS, NAME_RUN, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
-           "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question"]
+           "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question", "described_phrase"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -223,3 +223,30 @@ def rest_of_question(question: str, clause: str, entity: str) -> str | None:
         return None
     end = span[1] - 1 if question[span[1] - 1] == "?" and clause.endswith("?") else span[1]
     return head[:the[-1].start()] + entity + question[end:].lstrip()
+
+
+#: "In which town is the firm that ... based?": the question's verb may come after the clause.
+_VERB_LAST = re.compile(r"\s*(?:\w+\s+)?(?:which|what)\s+[\w-]+\s+(?:is|was|are|were)\b", flags=re.I)
+#: "What is (the name of) the stadium where ...?": the entity the clause describes is what is asked.
+_ASKS_IT = re.compile(r"\s*(?:what|which|who)\s+(?:is|was|are|were)\s+(?:the\s+name\s+of\s+)?"
+                      r"(?:the\s+\S+\s+){0,4}\S*\s*", flags=re.I)
+
+
+def described_phrase(question: str, clause: str) -> str | None:
+    """The phrase "the <noun> [that] <clause>" with which ``question`` describes an entity on the way,
+    or None: when :func:`rest_of_question` finds no such phrase, when the question's verb may come
+    after the clause, or when the entity the clause describes is what is asked.
+
+    >>> described_phrase("Who founded the studio that paid for Low Tide?", "paid for Low Tide?")
+    'the studio that paid for Low Tide'
+    >>> described_phrase("In which town is the studio that paid for Low Tide based?", "paid for Low Tide based?")
+    """
+    if rest_of_question(question, clause, "X") is None or _VERB_LAST.match(question):
+        return None
+    start, end = _span(question, clause)        # found: rest_of_question found it
+    head = question[:start]
+    if _ASKS_IT.fullmatch(head):
+        return None
+    the = list(re.finditer(r"\bthe\b", head, flags=re.I))[-1]   # there: rest_of_question found it
+    return " ".join(question[the.start():end].split()).rstrip("?").rstrip()
+

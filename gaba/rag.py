@@ -1,17 +1,19 @@
 """Answering questions: Graph RAG over a knowledge graph, and flat RAG over documents.
 
 Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer; two when the model
-names the entity on the way that the question describes, and the rest of the question is asked about it.
+names the entity on the way that the question describes, and the rest of the question is asked about it
+(or, with ``clause_first=True``, when that entity is asked for first).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import embed, link
 from . import rank as _rank
 from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention, quoted_line
-from .answer_kind import asks_one_relation, rest_of_question
+from .answer_kind import asks_one_relation, described_phrase, relative_clause, rest_of_question
 from .checks import MAX_QUESTION_CHARS, check_positive_int, check_question, lone_surrogate
 from .data.news import load_documents
 from .entities import check_graph, check_node_names, find_entities, node_aliases
@@ -19,8 +21,8 @@ from .graph import Fact, _check_hops, fact_evidence, gather_facts
 from .relevance import hop_distances
 from .llm import call_llm
 
-__all__ = ["DEFAULT_BUDGET", "DEFAULT_RANK", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace", "flat_prompt",
-           "flat_retrieve", "flat_rag", "ABSTAIN", "answer_prompt", "final_answer", "is_abstention"]
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_RANK", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace", "clause_step",
+           "flat_prompt", "flat_retrieve", "flat_rag", "ABSTAIN", "answer_prompt", "final_answer", "is_abstention"]
 
 
 #: A linking step: ``(question, G) -> entity names`` (or matches with a ``.name``).
@@ -75,13 +77,14 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
                     rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
                     max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER,
-                    second_look: bool = True) -> dict:
+                    second_look: bool = True, clause_first: bool = False, _grammar: bool = True) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
     Keys: ``question``, ``entities``, ``facts`` (after the budget), ``prompt``, ``reply``,
     ``model_answer``, ``grounding``, ``answer`` and ``reason`` (why the system abstained, else None),
     of the last model call (``facts`` and ``entities``: the question's); ``steps``, the traces of both
-    calls, when the rest of the question was asked. Parameters and errors as :func:`graph_rag`.
+    calls, when the rest of the question was asked. Parameters and errors as :func:`graph_rag`
+    (``_grammar=False``: a question the system wrote itself, which the check reads for no grammar).
     """
     check_graph(G)
     check_question(question, "graph_rag")
@@ -107,6 +110,10 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
     entities = out["entities"] = _link(question, G, linking)
     if not entities:
         return abstain(_no_entity_reason(G, linking))
+    if clause_first and grounding and (first := _clause_first(
+            question, G, entities, hops, budget=budget, rank=rank, temperature=temperature, seed=seed,
+            max_tokens=max_tokens, fact_order=fact_order)):
+        return first
     facts = gather_facts(G, entities, hops)
     if budget is not None and len(facts) > budget:
         if callable(rank):
@@ -141,7 +148,7 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
     verdict = out["grounding"] = check_grounding(
         resp.text, facts_sorted, entities, evidence=evidence,
         aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G},
-        hops=hops, question=question,
+        hops=hops, question=question if _grammar else None,
         types={n: G.nodes[n].get("type") for f in facts_sorted for n in (f[0], f[2]) if n in G})
     if verdict.accepted:
         return out
@@ -166,10 +173,75 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
     return abstain(f"{verdict.reason}.")
 
 
+_RELATIVE = r"(?:that|which|who|whom|whose|where)"
+_CENTRE_EMBEDDED = rf"\s*the\s+(?:[\w-]+\s+){{1,3}}{_RELATIVE}\b"
+
+
+def _innermost(clause: str | None) -> str | None:
+    """The last relative clause inside ``clause`` ("supplies chips to the firm that bought Osk?" ->
+    "bought Osk?"): the entity nearest the question's own is asked for first. None when a clause
+    opens on a noun described by another ("where the judge who ... had sat"): its verb comes after."""
+    if not clause or re.match(_CENTRE_EMBEDDED, clause, flags=re.I):
+        return None
+    parts = re.split(rf"\b{_RELATIVE}\b", clause)
+    return " ".join(parts[-1].split()) or clause
+
+
+def _split(question: str, G, entities: Sequence[str]) -> tuple[str, str] | None:
+    """Step 1 of :func:`clause_step` and the relative clause it reads, or None."""
+    if len(entities) != 1:
+        return None
+    names = [n for e in entities for n in (e, *node_aliases(G, e))]
+    clause = _innermost(relative_clause(question, names))
+    phrase = described_phrase(question, clause) if clause else None
+    return (f"Name {phrase}.", clause) if phrase else None
+
+
+def clause_step(question: str, G) -> str | None:
+    """The question ``graph_rag(..., clause_first=True)`` asks first, or None when it asks the whole
+    question: the question must name one entity and describe another with a relative clause.
+
+    >>> import networkx as nx
+    >>> clause_step("Who founded the studio that paid for Low Tide?", nx.MultiDiGraph([("Greywater", "Low Tide")]))
+    'Name the studio that paid for Low Tide.'
+    """
+    check_graph(G)
+    check_question(question, "clause_step")
+    split = _split(question, G, _link(question, G, "auto"))
+    return split[0] if split else None
+
+
+def _clause_first(question: str, G, entities: list[str], hops: int, **options) -> dict | None:
+    """The trace of asking first for the entity on the way that the question's innermost relative clause
+    describes ("Name the studio that paid for Low Tide."), one fact from the question's entity, then the
+    rest of the question about it ("Who founded Greywater?"); None when :func:`clause_step` finds no such
+    clause, or when step 1 names no entity but the question's."""
+    if hops < 2 or not (split := _split(question, G, entities)):
+        return None
+    step, clause = split
+    # step 1 is the system's own wording: the check reads no grammar in it, only one fact's distance
+    first = graph_rag_trace(step, G, 1, linking=lambda _q, _G: list(entities), second_look=False,
+                            _grammar=False, **options)
+    verdict = first["grounding"]
+    found = [a for a in (verdict.answer_entities if verdict and verdict.accepted else ()) if a not in entities]
+    if len(found) != 1:
+        return None
+    (on_way,) = found
+    asked = rest_of_question(question, clause, quoted_line(on_way))   # a name cannot forge prompt lines
+    rest = graph_rag_trace(asked, G, 1 if asks_one_relation(asked, [on_way, *node_aliases(G, on_way)])
+                           else hops - 1, linking=lambda _q, _G: [on_way], clause_first=True, **options)
+    out = dict(rest, question=question, entities=list(entities), steps=[first, rest],
+               facts=sorted(set(first["facts"]) | set(rest["facts"])))
+    if rest["reason"]:
+        out["answer"] = f'{ABSTAIN}: "{first["question"]}" named {on_way}; asked "{asked}" then, {rest["reason"]}'
+    return out
+
+
 def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None = DEFAULT_BUDGET,
               rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
-              fact_order: str = DEFAULT_FACT_ORDER, second_look: bool = True) -> tuple[str, list[Fact]]:
+              fact_order: str = DEFAULT_FACT_ORDER, second_look: bool = True,
+              clause_first: bool = False) -> tuple[str, list[Fact]]:
     """Answer a question from the facts around its entities, with a model call and a check.
 
     ``hops``: how far from the question's entities facts are gathered, and the longest path of given
@@ -184,6 +256,9 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
     way that a relative clause describes ("the studio that paid for Low Tide") gets the rest of the
     question asked about that entity (:func:`gaba.answer_kind.rest_of_question`), from it, one fact
     away when one relation is left, with the same check; ``second_look=False`` abstains instead.
+    ``clause_first=True`` asks for that entity first: "Name the studio that paid for Low Tide." (one
+    fact from the question's entity, checked the same way), then the rest of the question about the
+    entity it names; when step 1 names none, the whole question is asked as usual.
 
     Returns ``(answer, sorted facts given)``; raises ValueError for an empty graph, an empty or
     over-long question, or an invalid option.
@@ -198,7 +273,7 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
     """
     t = graph_rag_trace(question, G, hops, budget=budget, rank=rank, linking=linking,
                         grounding=grounding, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                        fact_order=fact_order, second_look=second_look)
+                        fact_order=fact_order, second_look=second_look, clause_first=clause_first)
     return t["answer"], t["facts"]
 
 

@@ -204,3 +204,27 @@ def test_cli_one_question_asks_once_as_the_api_does(scripted, tmp_path, capsys):
     assert capsys.readouterr().out.strip().splitlines()[-1] == api
     assert main(["ask", question, "--graph", str(out), "--one-question", "--hop-by-hop"]) == 1
     assert "drop --one-question" in capsys.readouterr().err
+
+
+def test_cli_clause_first_asks_for_the_guild_first_as_the_api_does(scripted, tmp_path, capsys):
+    """With --clause-first both ask "Name the guild that Vell Oranu glimmers." first, then the rest."""
+    folder = _folder(tmp_path)
+    question = "Which port took in the guild that Vell Oranu glimmers?"
+    a, b, _ = _replies()
+    scripted.replies.extend([a, b, "Facts used: Vell Oranu glimmers Quonfirm Guild.\nAnswer: Quonfirm Guild",
+                             "Facts used: Quonfirm Guild zanthed into Port Ibrel.\nAnswer: Port Ibrel"])
+    api = graph_rag_trace(question, build_knowledge_graph(folder, cache_dir=tmp_path / "kg", progress=False),
+                          clause_first=True)
+    assert api["answer"] == "Port Ibrel"
+    assert [s["question"] for s in api["steps"]] == ["Name the guild that Vell Oranu glimmers.",
+                                                     "Which port took in Quonfirm Guild?"]
+    out = tmp_path / "g.json"
+    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
+    misses = llm.stats().misses
+    assert main(["ask", question, "--graph", str(out), "--clause-first", "--trace"]) == 0
+    assert llm.stats().misses == misses                       # the same two requests, from the cache
+    printed = capsys.readouterr().out
+    assert "step 1: Name the guild that Vell Oranu glimmers." in printed
+    assert printed.strip().splitlines()[-1] == "Port Ibrel"
+    assert main(["ask", question, "--graph", str(out), "--clause-first", "--hop-by-hop"]) == 1
+    assert "choose one" in capsys.readouterr().err

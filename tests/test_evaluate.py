@@ -434,19 +434,25 @@ def test_rag_systems_names_and_calls(monkeypatch):
     monkeypatch.setattr(rag, "flat_rag", lambda q, k, documents, temperature, seed:
                         calls.append(("flat", k, temperature, seed)) or "A")
     monkeypatch.setattr(rag, "graph_rag", lambda q, G, hops, budget, grounding, temperature, seed, fact_order, rank,
-                        second_look: calls.append(("graph", hops, temperature, seed, budget, grounding, fact_order,
-                                                   rank, second_look)) or ("B", []))
+                        second_look, clause_first: calls.append(("graph", hops, temperature, seed, budget, grounding,
+                                                                 fact_order, rank, second_look, clause_first))
+                        or ("B", []))
     G = nx.MultiDiGraph()
     systems = evaluate.rag_systems(G, k=2, hops=3)
     assert list(systems) == ["flat RAG (top-2)", "graph RAG (3 hops)"]
     systems["flat RAG (top-2)"]("q", 4, 0.7)
     systems["graph RAG (3 hops)"]("q", 1, 0.7)
-    assert calls == [("flat", 2, 0.7, 4), ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True, "hops", rag.DEFAULT_RANK, True)]
+    assert calls == [("flat", 2, 0.7, 4),
+                     ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True, "hops", rag.DEFAULT_RANK, True, False)]
     assert list(evaluate.rag_systems(G, k=None, hops=2, grounding=False)) == ["graph RAG (2 hops, no grounding)"]
     once = evaluate.rag_systems(G, k=None, hops=3, second_look=False)
     assert list(once) == ["graph RAG (3 hops, one question)"]
     once["graph RAG (3 hops, one question)"]("q", 0, 0.0)
-    assert calls[-1][-1] is False
+    assert calls[-1][-2] is False
+    first = evaluate.rag_systems(G, k=None, hops=3, clause_first=True)
+    assert list(first) == ["graph RAG (3 hops, clause first)"]
+    first["graph RAG (3 hops, clause first)"]("q", 0, 0.0)
+    assert calls[-1][-1] is True
     assert list(evaluate.rag_systems(k=5, hops=None)) == ["flat RAG (top-5)"]
     with pytest.raises(ValueError, match="needs the knowledge graph"):
         evaluate.rag_systems(k=None, hops=2)
@@ -467,12 +473,14 @@ def test_rag_systems_forward_documents_budget_and_grounding(monkeypatch):
         fn("q", 3, 0.0)
     assert calls == [("flat", {"k": 1, "documents": docs, "temperature": 0.0, "seed": 3}),
                      ("graph", {"hops": 2, "budget": None, "grounding": False, "temperature": 0.0, "seed": 3,
-                                "fact_order": "hops", "rank": rag.DEFAULT_RANK, "second_look": True})]
+                                "fact_order": "hops", "rank": rag.DEFAULT_RANK, "second_look": True,
+                                "clause_first": False})]
     calls.clear()
     evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5, rank="combined")["graph RAG (3 hops, 5 facts, combined ranking)"](
         "q", 0, 0.0)                                   # graph_rag's default hops
     assert calls == [("graph", {"hops": rag.DEFAULT_HOPS, "budget": 5, "grounding": True, "temperature": 0.0, "seed": 0,
-                                "fact_order": "hops", "rank": "combined", "second_look": True})]
+                                "fact_order": "hops", "rank": "combined", "second_look": True,
+                                "clause_first": False})]
     calls.clear()
     evaluate.rag_systems(nx.MultiDiGraph(), k=None, fact_order="sorted")["graph RAG (3 hops, alphabetical order)"]("q", 0, 0.0)
     assert calls[0][1]["fact_order"] == "sorted"

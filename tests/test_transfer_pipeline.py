@@ -280,3 +280,66 @@ def test_a_clause_is_found_again_whatever_the_spacing_of_the_question():
         assert rest_of_question(question, clause, MIDDLE) == f"Who quenches {MIDDLE}?"
     asked = "Which vat that Zorblat  glimmers quenches Osk?"
     assert describes_no_other(asked, relative_clause(asked))
+
+
+def test_clause_first_asks_for_the_entity_on_the_way_then_the_rest(invented, scripted):
+    """Step 1 asks for the foundry the clause describes, from the facts one hop from the start; the
+    rest of the question is then asked about the foundry the reply names."""
+    scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[1], answer=END)])
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=True)
+    assert t["answer"] == END and len(scripted.requests) == 2
+    first, rest = t["steps"]
+    assert first["question"] == "Name the foundry that Zorblat glimmers." and first["entities"] == [START]
+    assert CHAIN[0] in first["facts"] and CHAIN[1] not in first["facts"]          # one hop only
+    assert rest["question"] == f"Who quenches {MIDDLE}?" and rest["entities"] == [MIDDLE]
+    assert set(CHAIN) <= set(t["facts"]) and t["entities"] == [START]
+    assert rag.graph_rag(QUESTION, invented, hops=2, budget=None, clause_first=True)[0] == END   # replayed
+
+
+def test_clause_first_falls_back_to_the_whole_question(invented, scripted):
+    # step 1 names no entity past the start: the whole question is asked, as without the option
+    scripted.replies.extend(["Facts used: none\nAnswer: I don't know", _reply(*CHAIN, answer=END)])
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=True, seed=2)
+    assert t["answer"] == END and len(scripted.requests) == 2
+    assert f"Question: {QUESTION}" in scripted.requests[1]["messages"][-1]["content"]
+    # the rest refused: the system abstains and says which two questions it asked
+    scripted.requests.clear()
+    scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[0], answer="Drensk Oculo 4")])
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=True, seed=3)
+    assert rag.is_abstention(t["answer"]) and len(scripted.requests) == 2
+    assert t["answer"].startswith(f'I don\'t know: "Name the foundry that Zorblat glimmers." named {MIDDLE}; '
+                                  f'asked "Who quenches {MIDDLE}?" then, '), t["answer"]
+    # a question without such a clause is asked once
+    scripted.requests.clear()
+    scripted.replies.append(_reply(CHAIN[0], answer=MIDDLE))
+    rag.graph_rag_trace("Whom does Zorblat Venn glimmer?", invented, hops=2, budget=None, clause_first=True)
+    assert len(scripted.requests) == 1
+
+
+@pytest.mark.parametrize("question, clause, phrase", [
+    (QUESTION, "Zorblat glimmers?", "the foundry that Zorblat glimmers"),
+    ("Who is the coach of the team Ana Rusk plays for?", "Ana Rusk plays for?", "the team Ana Rusk plays for"),
+    # the question's verb may come after the clause: no phrase to ask for
+    ("In which town is the foundry that Zorblat glimmers based?", "Zorblat glimmers based?", None),
+    # the entity the clause describes is what is asked
+    ("What is the name of the foundry that Zorblat glimmers?", "Zorblat glimmers?", None),
+    ("Who founded the firm whose boss is the brother of Ana Rusk?", "boss is the brother of Ana Rusk?", None),
+])
+def test_described_phrase_reads_only_a_phrase_the_rest_can_replace(question, clause, phrase):
+    from gaba.answer_kind import described_phrase
+
+    assert described_phrase(question, clause) == phrase
+
+
+def test_clause_first_asks_the_innermost_description_first(invented, scripted):
+    # "the bells of the foundry that Zorblat glimmers": a clause inside a clause; the foundry, one
+    # fact from the start, is asked for first, then the rest (which still describes an entity) in turn
+    question = "Who quenches the buyer of the firm that Zorblat glimmers?"
+    assert rag._innermost("quenches the buyer that glimmers Tern?") == "glimmers Tern?"
+    assert rag._innermost("the buyer that glimmers Tern had quenched?") is None     # its verb comes last
+    scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[1], answer=END)])
+    t = rag.graph_rag_trace(question, invented, hops=3, budget=None, clause_first=True)
+    assert [s["question"] for s in t["steps"]] == ["Name the firm that Zorblat glimmers.",
+                                                   f"Who quenches the buyer of {MIDDLE}?"]
+    assert t["answer"] == END and t["steps"][1]["entities"] == [MIDDLE]
+
