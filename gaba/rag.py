@@ -20,6 +20,7 @@ from .entities import check_graph, check_node_names, find_entities, node_aliases
 from .graph import Fact, _check_hops, fact_evidence, gather_facts
 from .relevance import hop_distances
 from .llm import call_llm
+from .names import whole_words
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_RANK", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace", "clause_step",
            "flat_prompt", "flat_retrieve", "flat_rag", "ABSTAIN", "answer_prompt", "final_answer", "is_abstention"]
@@ -193,6 +194,8 @@ def _split(question: str, G, entities: Sequence[str]) -> tuple[str, str] | None:
         return None
     names = [n for e in entities for n in (e, *node_aliases(G, e))]
     clause = _innermost(relative_clause(question, names))
+    if clause and any(re.search(whole_words(n) + r"['\u2019]", clause, flags=re.I) for n in names):
+        return None                # "the club that Ana Rusk's brother plays for": two facts away, not one
     phrase = described_phrase(question, clause) if clause else None
     return (f"Name {phrase}.", clause) if phrase else None
 

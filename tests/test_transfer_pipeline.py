@@ -343,3 +343,10 @@ def test_clause_first_asks_the_innermost_description_first(invented, scripted):
                                                    f"Who quenches the buyer of {MIDDLE}?"]
     assert t["answer"] == END and t["steps"][1]["entities"] == [MIDDLE]
 
+
+
+def test_clause_step_asks_only_for_an_entity_one_fact_away(invented):
+    assert rag.clause_step(QUESTION, invented) == "Name the foundry that Zorblat glimmers."
+    # the clause describes the foundry through someone of Zorblat Venn's: two facts away, no split
+    assert rag.clause_step("Who quenches the foundry that Zorblat Venn's heir glimmers?", invented) is None
+    assert rag.clause_step("Whom does Zorblat Venn glimmer?", invented) is None           # no clause
