@@ -93,19 +93,10 @@ def _said_in(text: str, said: set[str]) -> bool:
     return bool(words and said and all(any(_stem_match(w, x) for x in said) for w in words))
 
 
-def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]],
-              source: Sequence[str] = ()) -> bool:
-    """Whether one of ``sentences`` names both ends of ``f`` (or an alias) and a word of its relation,
-    or names both ends and takes every other word it has from a ``source`` sentence of ``f``."""
-    rel = _content_words(f[1])
-    said = {w for s in source for w in _content_words(str(s))}
+def _restated(f: Fact, sentences: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> bool:
+    """Whether one of ``sentences`` names both ends of ``f`` (or an alias), in any words."""
     ends = [(end, _name_patterns(end, aliases)) for end in (f[0], f[2])]   # built once per fact
-    for sentence in sentences:
-        rest, named = _strike_all(sentence, ends)
-        if len(named) == 2 and (any(_stem_match(r, w) for r in rel for w in re.findall(r"[^\W\d_]+", rest))
-                                or _said_in(rest, said)):
-            return True
-    return False
+    return any(len(_strike_all(sentence, ends)[1]) == 2 for sentence in sentences)
 
 
 def _source_restated(sentences: Sequence[str], facts: Sequence[Fact], evidence: Mapping[Fact, Sequence[str]],
@@ -135,9 +126,9 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     """The given facts a reply copied on its ``Facts used:`` line, in sorted order.
 
     A fact counts when its sentence or an ``evidence`` sentence of it was copied, small edits allowed,
-    or (``restated=True``) when one sentence there names both its ends (or their ``aliases``) and a
-    word of its relation (a shared stem: "chairs" for "chaired_by"), or names both ends and takes
-    every other word from an ``evidence`` sentence of the fact. A sentence that names two entities of
+    or (``restated=True``) when one sentence there names both its ends (or their ``aliases``), in any
+    words: the rule reads which facts a reply used, not what it says of them (a small model rewords
+    "chaired_by" as "is the chairperson of", "completed_takeover" as "owns"). A sentence that names two entities of
     one ``evidence`` sentence's facts, no fact joining the two, and takes every other word from that
     sentence restates it: it cites that sentence's facts that touch the entities it names.
 
@@ -152,7 +143,7 @@ def cited_facts(reply: str, facts: Iterable[Fact], evidence: Mapping[Fact, Seque
     sentences = _SENTENCE_BREAK.split(lines) if restated else []   # split once, not per fact
     aliases, evidence = aliases or {}, evidence or {}
     facts = sorted(set(facts))
-    out = [f for f in facts if (restated and _restated(f, sentences, aliases, evidence.get(f, ())))
+    out = [f for f in facts if (restated and _restated(f, sentences, aliases))
            or any(_copied(t, used) for t in (fact_sentence(f), *evidence.get(f, ())))]
     if restated and evidence:
         out = sorted(set(out) | _source_restated(sentences, facts, evidence, aliases))

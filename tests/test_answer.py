@@ -185,8 +185,8 @@ def test_cited_facts_reads_only_up_to_the_answer_line():
 def test_cited_facts_matches_copied_evidence_sentences():
     evidence = {SUPPLY: ["Kestrel Motors buys its battery packs from Aurora Cell Works."]}
     reply = "Facts used: Kestrel Motors buys its battery packs from Aurora Cell Works.\nAnswer: x"
-    assert cited_facts(reply, FACTS) == []
-    assert cited_facts(reply, FACTS, evidence) == [SUPPLY]
+    assert cited_facts(reply, FACTS, restated=False) == []           # a copy of the source, not of the fact
+    assert cited_facts(reply, FACTS, evidence, restated=False) == [SUPPLY]
 
 
 def test_cited_facts_threshold():

@@ -72,15 +72,17 @@ def test_a_fact_restated_in_other_words_is_cited():
     def reply(used, answer="x"):
         return f"Facts used: {used}\nAnswer: {answer}"
 
-    # both ends (or an alias) and a word of the relation's stem, in one sentence, in either order
+    # both ends (or an alias) in one sentence, in either order, in any words: the rule reads which
+    # facts the reply used, not what it says of them
     assert cited_facts(reply("Ysolde Marn is the chairperson of the Pellbrook Group."), facts) == [facts[0]]
     assert cited_facts(reply("Oss, Vell & Dray represented Tarrin Quarries."), facts) == [facts[1]]
     assert cited_facts(reply("Marn chairs Pellbrook."), facts,
                        aliases={"Ysolde Marn": ["Marn"], "Pellbrook Group": ["Pellbrook"]}) == [facts[0]]
-    # not: one end twice, no word of the relation, the ends in two sentences, or restated=False
+    assert cited_facts(reply("Oss, Vell & Dray sued Tarrin Quarries."), facts) == [facts[1]]
+    # not: one end twice, the ends in two sentences, two names no fact joins, or restated=False
     assert cited_facts(reply("Oss, Vell & Dray was represented by Oss, Vell & Dray."), facts) == []
-    assert cited_facts(reply("Oss, Vell & Dray sued Tarrin Quarries."), facts) == []
     assert cited_facts(reply("Ysolde Marn left. The Pellbrook Group chairs a fund."), facts) == []
+    assert cited_facts(reply("Ysolde Marn represented Tarrin Quarries."), facts) == []
     assert cited_facts(reply("Ysolde Marn chairs the Pellbrook Group."), facts, restated=False) == []
     g = check_grounding(reply("Ysolde Marn chairs the Pellbrook Group.", "Ysolde Marn"), facts, ["Tarrin Quarries"])
     assert g.accepted and g.cited == (facts[0],)
@@ -97,11 +99,13 @@ def test_a_fact_restated_in_words_of_its_source_sentence_is_cited():
         return f"Facts used: {used}\nAnswer: Quennet"
 
     assert cited_facts(reply("Harl Turbineworks, headquartered in Quennet."), [fact], source) == [fact]
-    assert cited_facts(reply("Harl Turbineworks is headquartered in Quennet."), [fact], source) == [fact]
-    # not: a word the source never says, no word besides the names, or no source given
-    assert cited_facts(reply("Harl Turbineworks was founded in Quennet."), [fact], source) == []
-    assert cited_facts(reply("Harl Turbineworks and Quennet."), [fact], source) == []
-    assert cited_facts(reply("Harl Turbineworks, headquartered in Quennet."), [fact]) == []
+    assert cited_facts(reply("Harl Turbineworks is headquartered in Quennet."), [fact]) == [fact]   # no source needed
+    # the citation reads which fact was used, not what the reply says of it: a wrong word still cites,
+    # and the path from the question through the cited fact is what the rule checks next
+    assert cited_facts(reply("Harl Turbineworks was founded in Quennet."), [fact], source) == [fact]
+    # not: one end only, or the ends in two sentences
+    assert cited_facts(reply("Harl Turbineworks is headquartered in a town."), [fact], source) == []
+    assert cited_facts(reply("Harl Turbineworks employs people. Quennet is a town."), [fact], source) == []
 
 
 def test_a_source_sentence_restated_cites_its_facts_that_touch_the_names():
