@@ -13,6 +13,13 @@ from .names import NAME_RUN, mentions, whole_words
 _PASSIVE = r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?{verb}(?:\s+[\w,]+){{0,3}}?\s+by\b"
 
 
+def _active_verb(predicate: str) -> str | None:
+    """The verb that opens a predicate read active ("founded_in" -> "founded"); None for a passive
+    ("founded_by"), whose record already says who did it."""
+    words = predicate.split("_")
+    return None if "by" in words else words[0]
+
+
 def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str) -> bool:
     """Whether the sentence says "<subject> was <predicate> by <obj>" but the record reads it active.
 
@@ -22,10 +29,9 @@ def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str
     >>> passive_read_as_active("acquired", s, "Brightwater Records", "Tessellate")
     True
     """
-    words = predicate.split("_")
-    if "by" in words:
+    if (verb := _active_verb(predicate)) is None:
         return False
-    for m in re.finditer(_PASSIVE.format(verb=re.escape(words[0])), sentence, flags=re.I):
+    for m in re.finditer(_PASSIVE.format(verb=re.escape(verb)), sentence, flags=re.I):
         before = sentence[:m.start()]
         # the object named before the verb too? Not inside the subject's own name ("Keel & Varga ...
         # was founded by Hollis Keel")
@@ -96,11 +102,10 @@ def active_read_backwards(predicate: str, sentence: str, subject: str, obj: str)
     >>> active_read_backwards("supplied", s, "Tarn Works", "Orrel Mills")
     True
     """
-    words = predicate.split("_")
-    if "by" in words:
+    if (verb := _active_verb(predicate)) is None:
         return False
     subject_re, obj_re = re.compile(whole_words(subject), re.I), re.compile(whole_words(obj), re.I)
-    for m in re.finditer(whole_words(words[0]), sentence, flags=re.I):
+    for m in re.finditer(whole_words(verb), sentence, flags=re.I):
         before, after = sentence[:m.start()], sentence[m.end():]
         at, objs = subject_re.search(after), list(obj_re.finditer(before))
         if at is None or not objs or re.search(r"\bby\b", sentence[objs[0].end():m.end() + at.start()], flags=re.I):
