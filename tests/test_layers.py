@@ -261,3 +261,14 @@ def test_other_libraries_are_imported_at_module_level_unless_heavy():
                          if n.split(".")[0] not in {*HEAVY, "gaba"}]
     assert not lazy, "import these at the top of the module (or add the library to HEAVY with a reason):\n" \
         + "\n".join(lazy)
+
+
+#: The most lines a module of gaba may have (issue 21: one concept per module, about 400 lines at most).
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_is_over_the_line_limit():
+    sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+             for p in (ROOT / "gaba").rglob("*.py")}
+    assert len(sizes) > 40                                  # the walk found the package
+    assert not {p: n for p, n in sizes.items() if n > MAX_MODULE_LINES}, "split the module by concept"
