@@ -10,8 +10,8 @@ writes CSV files and plots into ``--out`` (default ``_build/benchmarks``):
 ``model_throughput.py``    local model prompt/generation tokens per second (a few real calls),
                            extraction time per document from the recorded calls
 ``scaling_retrieval.py``   retrieval quality as the corpus grows
-``heldout_transfer.py``    Graph RAG vs flat RAG answers on eight collections written after the
-                           method (recorded responses; a cache miss calls the model)
+``heldout_transfer.py``    Graph RAG vs flat RAG answers on thirteen collections written after
+                           the method (recorded responses; a cache miss calls the model)
 ``book_build.py``          book execution time warm vs cold, model calls on a warm rebuild
                            (only with ``--include-book``: it executes every chapter)
 =========================  ====================================================================
