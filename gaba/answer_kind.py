@@ -13,7 +13,7 @@ from .checks import check_text
 from .names import FUNCTION_WORDS, NAME_RUN, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
-           "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question", "described_phrase"]
+           "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question", "described_phrase", "innermost_clause"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -94,6 +94,10 @@ RELATIVE_WORDS = frozenset({"that", "which", "who", "whom", "whose", "where", "w
                             "his", "her", "its", "their"})
 
 
+#: The relative words that open a clause describing an entity on the way.
+_CLAUSE_OPENERS = frozenset({"that", "which", "who", "whom", "whose", "where"})
+_OPENER = r"\b(?:" + "|".join(sorted(_CLAUSE_OPENERS)) + r")\b"
+
 #: The preposition before an opening question word ("In which town ..."), which opens no relative clause.
 _OPENING_WH = re.compile(r"^\s*\w+\s+(?=(?:which|what|whom|whose)\b)", flags=re.I)
 
@@ -163,7 +167,7 @@ def relative_clause(question: str, names: Iterable[str] = ()) -> str | None:
     words = [m for m in re.finditer(r"[\w'\u2019-]+", question)
              if m.start() >= (opening.end() if opening else 0) and not any(a <= m.start() < b for a, b in inside)]
     for m in words[1:-1]:
-        if m.group(0).casefold() in {"that", "which", "who", "whom", "whose", "where"}:
+        if m.group(0).casefold() in _CLAUSE_OPENERS:
             return " ".join(question[m.end():].split())
     # a clause without its relative word: "the team Ana Rusk plays for" (not "the leader of Ana Rusk")
     noun = r"(?:(?!(?:" + "|".join(sorted(FUNCTION_WORDS)) + r")\b)[a-z][\w-]*\s+)"
@@ -250,3 +254,22 @@ def described_phrase(question: str, clause: str) -> str | None:
     the = list(re.finditer(r"\bthe\b", head, flags=re.I))[-1]   # there: rest_of_question found it
     return " ".join(question[the.start():end].split()).rstrip("?").rstrip()
 
+
+
+def innermost_clause(clause: str | None, names: Iterable[str] = ()) -> str | None:
+    """The last relative clause inside ``clause`` (as :func:`relative_clause` returns it), the one
+    nearest the question's entity: "supplies chips to the firm that bought Osk?" -> "bought Osk?".
+    None when there is none, when a clause opens on a noun described by another ("where the judge who
+    ... had sat": its verb comes after), or when it describes its entity through a possessive of one
+    of ``names`` ("the club that Ana Rusk's brother plays for": two facts away, not one).
+
+    >>> innermost_clause("supplies chips to the firm that bought Osk?")
+    'bought Osk?'
+    >>> innermost_clause("Ana Rusk's brother plays for?", ["Ana Rusk"])
+    """
+    if not clause or re.match(r"\s*the\s+(?:[\w-]+\s+){1,3}" + _OPENER, clause, flags=re.I):
+        return None
+    inner = " ".join(re.split(_OPENER, clause)[-1].split()) or clause
+    if any(re.search(whole_words(n) + r"['\u2019]", inner, flags=re.I) for n in names if n):
+        return None
+    return inner

@@ -13,14 +13,14 @@ from typing import Any
 from . import embed, link
 from . import rank as _rank
 from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention, quoted_line
-from .answer_kind import asks_one_relation, described_phrase, relative_clause, rest_of_question
+from .answer_kind import (asks_one_relation, described_phrase, innermost_clause, relative_clause,
+                          rest_of_question)
 from .checks import MAX_QUESTION_CHARS, check_positive_int, check_question, lone_surrogate
 from .data.news import load_documents
 from .entities import check_graph, check_node_names, find_entities, node_aliases
 from .graph import Fact, _check_hops, fact_evidence, gather_facts
 from .relevance import hop_distances
 from .llm import call_llm
-from .names import whole_words
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_RANK", "MAX_QUESTION_CHARS", "graph_rag", "graph_rag_trace", "clause_step",
            "flat_prompt", "flat_retrieve", "flat_rag", "ABSTAIN", "answer_prompt", "final_answer", "is_abstention"]
@@ -174,29 +174,14 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
     return abstain(f"{verdict.reason}.")
 
 
-_RELATIVE = r"(?:that|which|who|whom|whose|where)"
-_CENTRE_EMBEDDED = rf"\s*the\s+(?:[\w-]+\s+){{1,3}}{_RELATIVE}\b"
-
-
-def _innermost(clause: str | None) -> str | None:
-    """The last relative clause inside ``clause`` ("supplies chips to the firm that bought Osk?" ->
-    "bought Osk?"): the entity nearest the question's own is asked for first. None when a clause
-    opens on a noun described by another ("where the judge who ... had sat"): its verb comes after."""
-    if not clause or re.match(_CENTRE_EMBEDDED, clause, flags=re.I):
-        return None
-    parts = re.split(rf"\b{_RELATIVE}\b", clause)
-    return " ".join(parts[-1].split()) or clause
-
-
 def _split(question: str, G, entities: Sequence[str]) -> tuple[str, str] | None:
     """Step 1 of :func:`clause_step` and the relative clause it reads, or None."""
     if len(entities) != 1:
         return None
     names = [n for e in entities for n in (e, *node_aliases(G, e))]
-    clause = _innermost(relative_clause(question, names))
-    if clause and any(re.search(whole_words(n) + r"['\u2019]", clause, flags=re.I) for n in names):
-        return None                # "the club that Ana Rusk's brother plays for": two facts away, not one
-    phrase = described_phrase(question, clause) if clause else None
+    if not (clause := innermost_clause(relative_clause(question, names), names)):
+        return None
+    phrase = described_phrase(question, clause)
     return (f"Name {phrase}.", clause) if phrase else None
 
 

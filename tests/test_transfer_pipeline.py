@@ -335,8 +335,10 @@ def test_clause_first_asks_the_innermost_description_first(invented, scripted):
     # "the bells of the foundry that Zorblat glimmers": a clause inside a clause; the foundry, one
     # fact from the start, is asked for first, then the rest (which still describes an entity) in turn
     question = "Who quenches the buyer of the firm that Zorblat glimmers?"
-    assert rag._innermost("quenches the buyer that glimmers Tern?") == "glimmers Tern?"
-    assert rag._innermost("the buyer that glimmers Tern had quenched?") is None     # its verb comes last
+    from gaba.answer_kind import innermost_clause
+
+    assert innermost_clause("quenches the buyer that glimmers Tern?") == "glimmers Tern?"
+    assert innermost_clause("the buyer that glimmers Tern had quenched?") is None     # its verb comes last
     scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[1], answer=END)])
     t = rag.graph_rag_trace(question, invented, hops=3, budget=None, clause_first=True)
     assert [s["question"] for s in t["steps"]] == ["Name the firm that Zorblat glimmers.",
