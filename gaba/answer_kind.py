@@ -13,7 +13,8 @@ from .checks import check_text
 from .names import FUNCTION_WORDS, NAME_RUN, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
-           "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question", "described_phrase", "innermost_clause"]
+           "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question", "described_phrase",
+           "innermost_clause"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -216,6 +217,16 @@ def rest_of_question(question: str, clause: str, entity: str) -> str | None:
     >>> rest_of_question("Who founded the studio that paid for Low Tide?", "paid for Low Tide?", "Greywater")
     'Who founded Greywater?'
     """
+    if (at := _phrase(question, clause)) is None:
+        return None
+    the, _, end = at
+    end = end - 1 if question[end - 1] == "?" and clause.endswith("?") else end
+    return question[:the] + entity + question[end:].lstrip()
+
+
+def _phrase(question: str, clause: str) -> tuple[int, int, int] | None:
+    """Where the phrase "the <noun> [that] <clause>" stands in ``question``: the start of its "the",
+    and the start and end of ``clause``; None on the conditions of :func:`rest_of_question`."""
     span = _span(question, clause)
     if span is None or re.search(r"\bthe\s+(?:[a-z][\w-]*\s+){1,3}of\b", clause) or re.match(
             r"\s*(?:\w+\s+)?(?:(?:which|what)\s+[\w-]+\s+|\w+\s+)(?:do|does|did)\b"
@@ -225,8 +236,7 @@ def rest_of_question(question: str, clause: str, entity: str) -> str | None:
     the = list(re.finditer(r"\bthe\b", head, flags=re.I))
     if not the or len(head[the[-1].end():].split()) > 4:
         return None
-    end = span[1] - 1 if question[span[1] - 1] == "?" and clause.endswith("?") else span[1]
-    return head[:the[-1].start()] + entity + question[end:].lstrip()
+    return the[-1].start(), span[0], span[1]
 
 
 #: "In which town is the firm that ... based?": the question's verb may come after the clause.
@@ -245,15 +255,12 @@ def described_phrase(question: str, clause: str) -> str | None:
     'the studio that paid for Low Tide'
     >>> described_phrase("In which town is the studio that paid for Low Tide based?", "paid for Low Tide based?")
     """
-    if rest_of_question(question, clause, "X") is None or _VERB_LAST.match(question):
+    if (at := _phrase(question, clause)) is None or _VERB_LAST.match(question):
         return None
-    start, end = _span(question, clause)        # found: rest_of_question found it
-    head = question[:start]
-    if _ASKS_IT.fullmatch(head):
+    the, start, end = at
+    if _ASKS_IT.fullmatch(question[:start]):
         return None
-    the = list(re.finditer(r"\bthe\b", head, flags=re.I))[-1]   # there: rest_of_question found it
-    return " ".join(question[the.start():end].split()).rstrip("?").rstrip()
-
+    return " ".join(question[the:end].split()).rstrip("?").rstrip()
 
 
 def innermost_clause(clause: str | None, names: Iterable[str] = ()) -> str | None:

@@ -6,7 +6,6 @@ names the entity on the way that the question describes, and the rest of the que
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -159,10 +158,8 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
     on_way = verdict.described[0] if second_look and len(verdict.described) == 1 else None
     name = quoted_line(on_way) if on_way else ""
     if name and (asked := rest_of_question(question, verdict.clause or "", name)):
-        step = graph_rag_trace(asked, G, 1 if asks_one_relation(asked, [name, *node_aliases(G, on_way)])
-                               else max(1, hops - 1), budget=budget, rank=rank, linking=lambda _q, _G: [on_way],
-                               temperature=temperature, seed=seed, max_tokens=max_tokens,
-                               fact_order=fact_order, second_look=False)
+        step = _ask_rest(asked, G, on_way, hops, budget=budget, rank=rank, temperature=temperature, seed=seed,
+                         max_tokens=max_tokens, fact_order=fact_order, second_look=False)
         out["steps"] = [dict(out), step]
         out.update({k: step[k] for k in ("prompt", "reply", "model_answer", "grounding", "answer")})
         named = step["grounding"].answer_entities if step["grounding"] else ()
@@ -172,6 +169,13 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
                                   else "the model did not know.")).rstrip(".")
         return abstain(f'{verdict.reason}; asked "{asked}" then, {why}.')
     return abstain(f"{verdict.reason}.")
+
+
+def _ask_rest(asked: str, G, on_way: str, hops: int, **options) -> dict:
+    """The trace of the rest of a question, asked from the entity on the way (written as
+    :func:`quoted_line` writes it in ``asked``): one fact away when one relation is left."""
+    one = asks_one_relation(asked, [quoted_line(on_way), *node_aliases(G, on_way)])
+    return graph_rag_trace(asked, G, 1 if one else max(1, hops - 1), linking=lambda _q, _G: [on_way], **options)
 
 
 def _split(question: str, G, entities: Sequence[str]) -> tuple[str, str] | None:
@@ -216,8 +220,7 @@ def _clause_first(question: str, G, entities: list[str], hops: int, **options) -
         return None
     (on_way,) = found
     asked = rest_of_question(question, clause, quoted_line(on_way))   # a name cannot forge prompt lines
-    rest = graph_rag_trace(asked, G, 1 if asks_one_relation(asked, [on_way, *node_aliases(G, on_way)])
-                           else hops - 1, linking=lambda _q, _G: [on_way], clause_first=True, **options)
+    rest = _ask_rest(asked, G, on_way, hops, clause_first=True, **options)
     out = dict(rest, question=question, entities=list(entities), steps=[first, rest],
                facts=sorted(set(first["facts"]) | set(rest["facts"])))
     if rest["reason"]:
