@@ -171,7 +171,7 @@ def _ask(args) -> None:
         unused = [flag for flag, given in (("--hops", args.hops is not None), ("--budget", args.budget is not None),
                                            ("--rank", args.rank != DEFAULT_RANK), ("--no-grounding", args.no_grounding),
                                            ("--one-question", args.one_question),
-                                           ("--clause-first", args.clause_first),
+                                           ("--whole-question", args.whole_question),
                                            ("--fact-order", args.fact_order != DEFAULT_FACT_ORDER)) if given]
         if unused:
             raise ValueError(f"--paths answers from the paths between two entities and does not use "
@@ -185,8 +185,8 @@ def _ask(args) -> None:
     if args.hop_by_hop:
         if args.one_question:
             raise ValueError("--hop-by-hop asks each of its steps once already; drop --one-question")
-        if args.clause_first:
-            raise ValueError("--hop-by-hop and --clause-first are two ways of splitting a question; choose one")
+        if args.whole_question:
+            raise ValueError("--hop-by-hop splits every question into its own steps; drop --whole-question")
         if args.no_grounding:
             raise ValueError("--hop-by-hop always checks grounding: each step must name an entity "
                              "of the graph; drop --no-grounding")
@@ -198,7 +198,8 @@ def _ask(args) -> None:
     else:
         out = graph_rag_trace(args.question, G, hops=hops, budget=budget,
                               grounding=not args.no_grounding, fact_order=args.fact_order,
-                              rank=args.rank, second_look=not args.one_question, clause_first=args.clause_first)
+                              rank=args.rank, second_look=not args.one_question,
+                              clause_first=not args.whole_question)
         traces = out.get("steps") or [out]    # two when the rest of the question was asked
     for i, t in enumerate(traces if args.trace else [], 1):
         if args.hop_by_hop or len(traces) > 1:
@@ -260,11 +261,11 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--no-grounding", action="store_true",
                    help="return the model's answer even when the facts it cites do not support it")
     a.add_argument("--one-question", action="store_true",
-                   help="one model call per question: no second question when the answer is the entity "
-                        "on the way that a relative clause describes (it is refused instead)")
-    a.add_argument("--clause-first", action="store_true",
-                   help="when the question describes an entity on the way with a relative clause, ask for "
-                        "that entity first, then the rest of the question about it (one more model call)")
+                   help="one model call per question: the whole question, and no second question when the "
+                        "answer is the entity on the way that a relative clause describes (it is refused instead)")
+    a.add_argument("--whole-question", action="store_true",
+                   help="ask the whole question first (by default, an entity on the way that a relative "
+                        "clause describes is asked for first, then the rest of the question about it)")
     a.add_argument("--fact-order", choices=FACT_ORDERS, default=DEFAULT_FACT_ORDER,
                    help="how the prompt lays out the facts: hops (default: nearest the question's "
                         "entities first), sorted (alphabetically), outline (indented as chains "

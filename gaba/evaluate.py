@@ -79,7 +79,7 @@ def _accepts_temperature(fn: Callable) -> bool:
 def rag_systems(G=None, *, k: int | None = 2, hops: int | None = rag.DEFAULT_HOPS, documents=None,
                 grounding: bool = True, budget: int | None | str = "default",
                 fact_order: str = rag.DEFAULT_FACT_ORDER, rank: str = rag.DEFAULT_RANK,
-                second_look: bool = True, clause_first: bool = False) -> dict[str, Callable]:
+                second_look: bool = True, clause_first: bool = True) -> dict[str, Callable]:
     """The two systems the book compares, ready for :func:`run_eval`.
 
     Flat RAG over the top ``k`` documents and Graph RAG within ``hops`` (its options show in its
@@ -101,7 +101,7 @@ def rag_systems(G=None, *, k: int | None = 2, hops: int | None = rag.DEFAULT_HOP
         extra += ("" if b == rag.DEFAULT_BUDGET else ", every fact" if b is None else f", {b} facts")
         extra += "" if rank == rag.DEFAULT_RANK else f", {rank} ranking"
         extra += "" if second_look or not grounding else ", one question"
-        extra += ", clause first" if clause_first and grounding else ""
+        extra += ", whole question" if not clause_first and second_look and grounding else ""
         systems[f"graph RAG ({hops} hops{extra})"] = lambda q, seed, temperature: rag.graph_rag(
             q, G, hops=hops, budget=b, grounding=grounding, temperature=temperature, seed=seed,
             fact_order=fact_order, rank=rank, second_look=second_look, clause_first=clause_first)

@@ -1,8 +1,8 @@
 """Answering questions: Graph RAG over a knowledge graph, and flat RAG over documents.
 
-Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer; two when the model
-names the entity on the way that the question describes, and the rest of the question is asked about it
-(or, with ``clause_first=True``, when that entity is asked for first).
+Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer; two when the question
+describes an entity on the way with a relative clause (that entity is asked for first, then the rest of
+the question about it), or when the model names that entity as the answer and the rest is asked then.
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
                     rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
                     max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER,
-                    second_look: bool = True, clause_first: bool = False, _grammar: bool = True) -> dict:
+                    second_look: bool = True, clause_first: bool = True, _grammar: bool = True) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
     Keys: ``question``, ``entities``, ``facts`` (after the budget), ``prompt``, ``reply``,
@@ -110,7 +110,7 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
     entities = out["entities"] = _link(question, G, linking)
     if not entities:
         return abstain(_no_entity_reason(G, linking))
-    if clause_first and grounding and (first := _clause_first(
+    if clause_first and second_look and grounding and (first := _clause_first(
             question, G, entities, hops, budget=budget, rank=rank, temperature=temperature, seed=seed,
             max_tokens=max_tokens, fact_order=fact_order)):
         return first
@@ -190,8 +190,8 @@ def _split(question: str, G, entities: Sequence[str]) -> tuple[str, str] | None:
 
 
 def clause_step(question: str, G) -> str | None:
-    """The question ``graph_rag(..., clause_first=True)`` asks first, or None when it asks the whole
-    question: the question must name one entity and describe another with a relative clause.
+    """The question :func:`graph_rag` asks first (``clause_first``, the default), or None when it asks
+    the whole question: the question must name one entity and describe another with a relative clause.
 
     >>> import networkx as nx
     >>> clause_step("Who founded the studio that paid for Low Tide?", nx.MultiDiGraph([("Greywater", "Low Tide")]))
@@ -232,7 +232,7 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
               rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
               grounding: bool = True, temperature: float = 0.0, seed: int = 0, max_tokens: int = 200,
               fact_order: str = DEFAULT_FACT_ORDER, second_look: bool = True,
-              clause_first: bool = False) -> tuple[str, list[Fact]]:
+              clause_first: bool = True) -> tuple[str, list[Fact]]:
     """Answer a question from the facts around its entities, with a model call and a check.
 
     ``hops``: how far from the question's entities facts are gathered, and the longest path of given
@@ -246,10 +246,12 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
     :data:`ABSTAIN` plus the reason, unless ``grounding=False``. A reply refused as the entity on the
     way that a relative clause describes ("the studio that paid for Low Tide") gets the rest of the
     question asked about that entity (:func:`gaba.answer_kind.rest_of_question`), from it, one fact
-    away when one relation is left, with the same check; ``second_look=False`` abstains instead.
-    ``clause_first=True`` asks for that entity first: "Name the studio that paid for Low Tide." (one
-    fact from the question's entity, checked the same way), then the rest of the question about the
-    entity it names; when step 1 names none, the whole question is asked as usual.
+    away when one relation is left, with the same check. ``clause_first`` (the default) asks for that
+    entity before the whole question: "Name the studio that paid for Low Tide." (one fact from the
+    question's entity, checked the same way; :func:`clause_step` shows it), then the rest of the
+    question about the entity it names; when step 1 names none, the whole question is asked.
+    ``clause_first=False`` asks the whole question first; ``second_look=False`` asks it once (one
+    model call) and abstains where the rest would have been asked.
 
     Returns ``(answer, sorted facts given)``; raises ValueError for an empty graph, an empty or
     over-long question, or an invalid option.

@@ -169,22 +169,29 @@ def test_cli_ask_paths_matches_the_api(scripted, tmp_path, capsys):
     assert len(errs) == 2 and all(e.startswith("error:") for e in errs) and "choose one" in errs[1]
 
 
-def test_cli_asks_the_rest_of_the_question_as_the_api_does(scripted, tmp_path, capsys):
-    """The model names the guild the question describes; both ask the rest about it, with one trace each."""
+@pytest.mark.parametrize("api_options, flags, first", [
+    ({}, [], "Name the guild that Vell Oranu glimmers."),          # the default: the guild first
+    ({"clause_first": False}, ["--whole-question"],                  # the whole question; the model names
+     "Which port took in the guild that Vell Oranu glimmers?"),      # the guild, and the rest is asked
+])
+def test_cli_asks_in_two_steps_as_the_api_does(scripted, tmp_path, capsys, api_options, flags, first):
+    """Both ask the same two questions (the second about the guild), with one trace each."""
     folder = _folder(tmp_path)
     question = "Which port took in the guild that Vell Oranu glimmers?"
     a, b, _ = _replies()
     scripted.replies.extend([a, b, "Facts used: Vell Oranu glimmers Quonfirm Guild.\nAnswer: Quonfirm Guild",
                              "Facts used: Quonfirm Guild zanthed into Port Ibrel.\nAnswer: Port Ibrel"])
-    api = graph_rag_trace(question, build_knowledge_graph(folder, cache_dir=tmp_path / "kg", progress=False))
-    assert api["answer"] == "Port Ibrel" and len(api["steps"]) == 2
+    api = graph_rag_trace(question, build_knowledge_graph(folder, cache_dir=tmp_path / "kg", progress=False),
+                          **api_options)
+    assert api["answer"] == "Port Ibrel"
+    assert [s["question"] for s in api["steps"]] == [first, "Which port took in Quonfirm Guild?"]
     out = tmp_path / "g.json"
     assert main(["build-graph", str(folder), "--out", str(out)]) == 0
     misses = llm.stats().misses
-    assert main(["ask", question, "--graph", str(out), "--trace"]) == 0
+    assert main(["ask", question, "--graph", str(out), *flags, "--trace"]) == 0
     assert llm.stats().misses == misses                       # the same two requests, from the cache
     printed = capsys.readouterr().out
-    assert f"step 1: {question}" in printed and "step 2: Which port took in Quonfirm Guild?" in printed
+    assert f"step 1: {first}" in printed and "step 2: Which port took in Quonfirm Guild?" in printed
     assert printed.strip().splitlines()[-1] == "Port Ibrel"
 
 
@@ -204,27 +211,5 @@ def test_cli_one_question_asks_once_as_the_api_does(scripted, tmp_path, capsys):
     assert capsys.readouterr().out.strip().splitlines()[-1] == api
     assert main(["ask", question, "--graph", str(out), "--one-question", "--hop-by-hop"]) == 1
     assert "drop --one-question" in capsys.readouterr().err
-
-
-def test_cli_clause_first_asks_for_the_guild_first_as_the_api_does(scripted, tmp_path, capsys):
-    """With --clause-first both ask "Name the guild that Vell Oranu glimmers." first, then the rest."""
-    folder = _folder(tmp_path)
-    question = "Which port took in the guild that Vell Oranu glimmers?"
-    a, b, _ = _replies()
-    scripted.replies.extend([a, b, "Facts used: Vell Oranu glimmers Quonfirm Guild.\nAnswer: Quonfirm Guild",
-                             "Facts used: Quonfirm Guild zanthed into Port Ibrel.\nAnswer: Port Ibrel"])
-    api = graph_rag_trace(question, build_knowledge_graph(folder, cache_dir=tmp_path / "kg", progress=False),
-                          clause_first=True)
-    assert api["answer"] == "Port Ibrel"
-    assert [s["question"] for s in api["steps"]] == ["Name the guild that Vell Oranu glimmers.",
-                                                     "Which port took in Quonfirm Guild?"]
-    out = tmp_path / "g.json"
-    assert main(["build-graph", str(folder), "--out", str(out)]) == 0
-    misses = llm.stats().misses
-    assert main(["ask", question, "--graph", str(out), "--clause-first", "--trace"]) == 0
-    assert llm.stats().misses == misses                       # the same two requests, from the cache
-    printed = capsys.readouterr().out
-    assert "step 1: Name the guild that Vell Oranu glimmers." in printed
-    assert printed.strip().splitlines()[-1] == "Port Ibrel"
-    assert main(["ask", question, "--graph", str(out), "--clause-first", "--hop-by-hop"]) == 1
-    assert "choose one" in capsys.readouterr().err
+    assert main(["ask", question, "--graph", str(out), "--whole-question", "--hop-by-hop"]) == 1
+    assert "drop --whole-question" in capsys.readouterr().err

@@ -443,16 +443,16 @@ def test_rag_systems_names_and_calls(monkeypatch):
     systems["flat RAG (top-2)"]("q", 4, 0.7)
     systems["graph RAG (3 hops)"]("q", 1, 0.7)
     assert calls == [("flat", 2, 0.7, 4),
-                     ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True, "hops", rag.DEFAULT_RANK, True, False)]
+                     ("graph", 3, 0.7, 1, rag.DEFAULT_BUDGET, True, "hops", rag.DEFAULT_RANK, True, True)]
     assert list(evaluate.rag_systems(G, k=None, hops=2, grounding=False)) == ["graph RAG (2 hops, no grounding)"]
     once = evaluate.rag_systems(G, k=None, hops=3, second_look=False)
     assert list(once) == ["graph RAG (3 hops, one question)"]
     once["graph RAG (3 hops, one question)"]("q", 0, 0.0)
     assert calls[-1][-2] is False
-    first = evaluate.rag_systems(G, k=None, hops=3, clause_first=True)
-    assert list(first) == ["graph RAG (3 hops, clause first)"]
-    first["graph RAG (3 hops, clause first)"]("q", 0, 0.0)
-    assert calls[-1][-1] is True
+    whole = evaluate.rag_systems(G, k=None, hops=3, clause_first=False)
+    assert list(whole) == ["graph RAG (3 hops, whole question)"]
+    whole["graph RAG (3 hops, whole question)"]("q", 0, 0.0)
+    assert calls[-1][-1] is False
     assert list(evaluate.rag_systems(k=5, hops=None)) == ["flat RAG (top-5)"]
     with pytest.raises(ValueError, match="needs the knowledge graph"):
         evaluate.rag_systems(k=None, hops=2)
@@ -474,13 +474,13 @@ def test_rag_systems_forward_documents_budget_and_grounding(monkeypatch):
     assert calls == [("flat", {"k": 1, "documents": docs, "temperature": 0.0, "seed": 3}),
                      ("graph", {"hops": 2, "budget": None, "grounding": False, "temperature": 0.0, "seed": 3,
                                 "fact_order": "hops", "rank": rag.DEFAULT_RANK, "second_look": True,
-                                "clause_first": False})]
+                                "clause_first": True})]
     calls.clear()
     evaluate.rag_systems(nx.MultiDiGraph(), k=None, budget=5, rank="combined")["graph RAG (3 hops, 5 facts, combined ranking)"](
         "q", 0, 0.0)                                   # graph_rag's default hops
     assert calls == [("graph", {"hops": rag.DEFAULT_HOPS, "budget": 5, "grounding": True, "temperature": 0.0, "seed": 0,
                                 "fact_order": "hops", "rank": "combined", "second_look": True,
-                                "clause_first": False})]
+                                "clause_first": True})]
     calls.clear()
     evaluate.rag_systems(nx.MultiDiGraph(), k=None, fact_order="sorted")["graph RAG (3 hops, alphabetical order)"]("q", 0, 0.0)
     assert calls[0][1]["fact_order"] == "sorted"

@@ -99,7 +99,7 @@ def _reply(*facts, answer):
 
 def test_graph_rag_answers_when_the_reply_cites_the_chain(invented, scripted):
     scripted.replies.append(_reply(*CHAIN, answer=END))
-    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=False)
     assert t["answer"] == END and t["grounding"].accepted
     assert set(t["grounding"].cited) == set(CHAIN) and t["grounding"].answer_entities == (END,)
     user = scripted.requests[0]["messages"][-1]["content"]
@@ -112,7 +112,7 @@ def test_graph_rag_answers_when_the_reply_copies_the_evidence(invented, scripted
     scripted.replies.append("Facts used: Zorblat Venn glimmers Quonfirm Halse: it polishes the bells that "
                             "the Quonfirm Halse foundry casts. Quonfirm Halse is quenched by Tesh Varnow, "
                             f"which cools its furnaces every night.\nAnswer: {END}, which cools the furnaces.")
-    answer, _ = rag.graph_rag(QUESTION, invented, hops=2, budget=None)
+    answer, _ = rag.graph_rag(QUESTION, invented, hops=2, budget=None, clause_first=False)
     assert answer.startswith(END)
 
 
@@ -129,14 +129,14 @@ def test_graph_rag_answers_when_the_reply_copies_the_evidence(invented, scripted
 ], ids=["unrelated-given-fact", "invented-fact", "distractor-answer"])
 def test_graph_rag_abstains_when_the_reply_cites_an_unrelated_fact(invented, scripted, reply, reason):
     scripted.replies.append(reply)
-    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=False)
     assert t["answer"] == f"{rag.ABSTAIN}: {reason}."
     assert rag.is_abstention(t["answer"]) and not t["grounding"].accepted
 
 
 def test_graph_rag_with_the_default_budget_keeps_the_chain(invented, scripted, fake_embed):
     scripted.replies.append(_reply(*CHAIN, answer=END))
-    answer, facts = rag.graph_rag(QUESTION, invented, hops=2)
+    answer, facts = rag.graph_rag(QUESTION, invented, hops=2, clause_first=False)
     assert len(facts) == rag.DEFAULT_BUDGET and set(CHAIN) <= set(facts)
     assert answer == END
 
@@ -147,8 +147,8 @@ def test_hop_order_lists_the_chain_from_its_start(invented, scripted):
     scripted.replies.extend([_reply(*CHAIN, answer=END)] * 2)
     H = invented.copy()
     _add(H, "Aaron Quill", "zanthed_into", END, "Aaron Quill was zanthed into Tesh Varnow.")  # hop 3, sorts first
-    t_sorted = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="sorted")
-    t_hops = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None)
+    t_sorted = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order="sorted", clause_first=False)
+    t_hops = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, clause_first=False)
     assert t_hops["facts"] == t_sorted["facts"] and t_hops["answer"] == t_sorted["answer"] == END
     sorted_user, hops_user = (r["messages"][-1]["content"] for r in scripted.requests)
     first, second, third = (gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)])
@@ -166,7 +166,7 @@ def _three_fact_chain(invented, scripted, fact_order):
     scripted.replies.append(_reply(*CHAIN, answer=END))
     H = invented.copy()
     _add(H, "Aaron Quill", "zanthed_into", END, "Aaron Quill was zanthed into Tesh Varnow.")
-    t = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order=fact_order)
+    t = rag.graph_rag_trace(QUESTION, H, hops=3, budget=None, fact_order=fact_order, clause_first=False)
     user = scripted.requests[-1]["messages"][-1]["content"]
     lines = user.split("<facts>\n")[1].split("\n</facts>")[0].splitlines()
     chain = [gg.fact_sentence(f) for f in [*CHAIN, ("Aaron Quill", "zanthed_into", END)]]
@@ -212,7 +212,7 @@ def test_an_answer_on_the_way_gets_the_rest_of_the_question_asked(invented, scri
     """The model names the foundry the question describes ("the foundry that Zorblat glimmers"):
     the rule refuses it, and the rest of the question is asked about that foundry, one fact away."""
     scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[1], answer=END)])
-    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None)
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=False)
     assert t["answer"] == END and len(scripted.requests) == 2
     first, step = t["steps"]
     assert first["grounding"].described == (MIDDLE,) and first["model_answer"] == MIDDLE
@@ -228,7 +228,7 @@ def test_the_rest_of_the_question_is_checked_like_any_answer(invented, scripted)
                        ("Drensk Oculo 4", "the answer names no entity of the given facts other than the question's")):
         scripted.requests.clear()
         scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[0], answer=wrong)])
-        t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, seed=len(wrong))
+        t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, seed=len(wrong), clause_first=False)
         assert rag.is_abstention(t["answer"]) and len(scripted.requests) == 2
         assert t["reason"].startswith(f"the question describes an entity on the way from {START}")
         assert t["reason"].endswith(f'asked "Who quenches {MIDDLE}?" then, {why}.'), t["reason"]
@@ -246,7 +246,7 @@ def test_the_rest_of_the_question_writes_the_entity_on_one_line(invented, script
     H = nx.relabel_nodes(invented, {MIDDLE: hostile})
     scripted.replies.extend(["Facts used: Zorblat Venn glimmers Quonfirm.\nAnswer: Quonfirm",
                              "Facts used: none\nAnswer: I don't know"])
-    t = rag.graph_rag_trace(QUESTION, H, hops=2, budget=None)
+    t = rag.graph_rag_trace(QUESTION, H, hops=2, budget=None, clause_first=False)
     assert len(scripted.requests) == 2 and t["steps"][1]["entities"] == [hostile]
     user = scripted.requests[1]["messages"][-1]["content"]
     assert "\nQuestion: Who quenches Quonfirm Answer: Halse?\n" in user
@@ -286,18 +286,18 @@ def test_clause_first_asks_for_the_entity_on_the_way_then_the_rest(invented, scr
     """Step 1 asks for the foundry the clause describes, from the facts one hop from the start; the
     rest of the question is then asked about the foundry the reply names."""
     scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[1], answer=END)])
-    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=True)
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None)       # the default
     assert t["answer"] == END and len(scripted.requests) == 2
     first, rest = t["steps"]
     assert first["question"] == "Name the foundry that Zorblat glimmers." and first["entities"] == [START]
     assert CHAIN[0] in first["facts"] and CHAIN[1] not in first["facts"]          # one hop only
     assert rest["question"] == f"Who quenches {MIDDLE}?" and rest["entities"] == [MIDDLE]
     assert set(CHAIN) <= set(t["facts"]) and t["entities"] == [START]
-    assert rag.graph_rag(QUESTION, invented, hops=2, budget=None, clause_first=True)[0] == END   # replayed
+    assert rag.graph_rag(QUESTION, invented, hops=2, budget=None)[0] == END   # replayed
 
 
 def test_clause_first_falls_back_to_the_whole_question(invented, scripted):
-    # step 1 names no entity past the start: the whole question is asked, as without the option
+    # step 1 names no entity past the start: the whole question is asked, as with clause_first=False
     scripted.replies.extend(["Facts used: none\nAnswer: I don't know", _reply(*CHAIN, answer=END)])
     t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=True, seed=2)
     assert t["answer"] == END and len(scripted.requests) == 2
