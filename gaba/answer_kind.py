@@ -239,6 +239,9 @@ def _phrase(question: str, clause: str) -> tuple[int, int, int] | None:
     return the[-1].start(), span[0], span[1]
 
 
+#: A noun phrase that opens a clause: "the judge", "the head of the fund" (its verb comes after any
+#: clause that describes it).
+_NOUN_PHRASE = r"\s*the\s+(?:[\w-]+\s+){1,3}(?:of\s+(?:the\s+)?(?:[\w-]+\s+){1,3})?"
 #: "In which town is the firm that ... based?": the question's verb may come after the clause.
 _VERB_LAST = re.compile(r"\s*(?:\w+\s+)?(?:which|what)\s+[\w-]+\s+(?:is|was|are|were)\b", flags=re.I)
 #: "What is (the name of) the stadium where ...?": the entity the clause describes is what is asked.
@@ -265,18 +268,24 @@ def described_phrase(question: str, clause: str) -> str | None:
 
 def innermost_clause(clause: str | None, names: Iterable[str] = ()) -> str | None:
     """The last relative clause inside ``clause`` (as :func:`relative_clause` returns it), the one
-    nearest the question's entity: "supplies chips to the firm that bought Osk?" -> "bought Osk?".
-    None when there is none, when a clause opens on a noun described by another ("where the judge who
-    ... had sat": its verb comes after), or when it describes its entity through a possessive of one
-    of ``names`` ("the club that Ana Rusk's brother plays for": two facts away, not one).
+    nearest the question's entity: "supplies chips to the firm that bought Osk?" -> "bought Osk?",
+    and one without its relative word: "buys malt from the mill Osk owns?" -> "Osk owns?" (Osk one
+    of ``names``). None when there is none, when a clause opens on a noun described by another
+    ("where the judge who ... had sat", "where the head of the fund that ... worked": its verb comes
+    after), or when it describes its entity through a possessive of one of ``names`` ("the club that
+    Ana Rusk's brother plays for": two facts away, not one).
 
     >>> innermost_clause("supplies chips to the firm that bought Osk?")
     'bought Osk?'
+    >>> innermost_clause("buys malt from the mill Osk owns?", ["Osk"])
+    'Osk owns?'
+    >>> innermost_clause("the head of the fund that bought Osk once worked?")
     >>> innermost_clause("Ana Rusk's brother plays for?", ["Ana Rusk"])
     """
-    if not clause or re.match(r"\s*the\s+(?:[\w-]+\s+){1,3}" + _OPENER, clause, flags=re.I):
+    if not clause or re.match(_NOUN_PHRASE + _OPENER, clause, flags=re.I):
         return None
     inner = " ".join(re.split(_OPENER, clause)[-1].split()) or clause
+    inner = relative_clause(inner, names) or inner          # "the mill Osk owns?" inside it
     if any(re.search(whole_words(n) + r"['\u2019]", inner, flags=re.I) for n in names if n):
         return None
     return inner

@@ -339,6 +339,9 @@ def test_clause_first_asks_the_innermost_description_first(invented, scripted):
 
     assert innermost_clause("quenches the buyer that glimmers Tern?") == "glimmers Tern?"
     assert innermost_clause("the buyer that glimmers Tern had quenched?") is None     # its verb comes last
+    assert innermost_clause("the keeper of the vat that glimmers Tern once quenched?") is None   # so here
+    # a clause inside a clause without its relative word: the vat Tern glimmers
+    assert innermost_clause("quenches the vat Tern glimmers?", ["Tern"]) == "Tern glimmers?"
     scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[1], answer=END)])
     t = rag.graph_rag_trace(question, invented, hops=3, budget=None, clause_first=True)
     assert [s["question"] for s in t["steps"]] == ["Name the firm that Zorblat glimmers.",
@@ -352,3 +355,9 @@ def test_clause_step_asks_only_for_an_entity_one_fact_away(invented):
     # the clause describes the foundry through someone of Zorblat Venn's: two facts away, no split
     assert rag.clause_step("Who quenches the foundry that Zorblat Venn's heir glimmers?", invented) is None
     assert rag.clause_step("Whom does Zorblat Venn glimmer?", invented) is None           # no clause
+    # the innermost description first, also when it has no relative word
+    assert (rag.clause_step("Who quenches the buyer that frobnicates the foundry Zorblat glimmers?", invented)
+            == "Name the foundry Zorblat glimmers.")
+    # a clause that opens on a noun with its own "of" phrase: its verb comes after, no split
+    assert rag.clause_step("Who quenches the forge where the keeper of the foundry that Zorblat glimmers "
+                           "once worked?", invented) is None
