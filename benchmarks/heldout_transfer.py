@@ -22,6 +22,7 @@ Usage::
 
     python benchmarks/heldout_transfer.py              # prints the tables
     python benchmarks/heldout_transfer.py --publish    # also writes assets/data/bench/heldout_transfer.csv
+    python benchmarks/heldout_transfer.py --fresh --publish   # the two written last: heldout_fresh.csv
 """
 from __future__ import annotations
 
@@ -74,16 +75,19 @@ def run(collections) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    from gaba.data.transfer import HELD_OUT
+    from gaba.data.transfer import FRESH, HELD_OUT
 
     p = _common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--publish", action="store_true", help="also copy the CSV to assets/data/bench")
+    p.add_argument("--fresh", action="store_true",
+                   help="the collections written after the method's last change (gaba.data.transfer.FRESH), "
+                        "into heldout_fresh.csv")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
-    rows = run(HELD_OUT)
+    rows = run(FRESH if args.fresh else HELD_OUT)
     print_table(rows, ["collection", "type", "system", "passed", "n", "rate", "low", "high"],
                 "Held-out collections: pass rate at temperature 0 (Wilson 95%)")
-    path = write_csv(rows, args.out / "heldout_transfer.csv")
+    path = write_csv(rows, args.out / ("heldout_fresh.csv" if args.fresh else "heldout_transfer.csv"))
     if args.publish:
         shutil.copy(path, ROOT / "assets" / "data" / "bench" / path.name)
     print(f"\nwrote {path} in {time.perf_counter() - t0:.0f} s")

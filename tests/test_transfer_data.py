@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gaba.data.transfer import (COLLECTIONS, HELD_OUT, TRANSFER_DIR, load_cases, load_collection, load_gold,
+from gaba.data.transfer import (COLLECTIONS, FRESH, HELD_OUT, TRANSFER_DIR, load_cases, load_collection, load_gold,
                                 load_pooled, load_wikipedia)
 from gaba.errors import DocumentError
 from gaba.evaluate import Case
@@ -180,7 +180,7 @@ def test_wikipedia_paragraphs_are_the_benchmark_text():
         assert distractor["title"] not in support and distractor["text"] == context[distractor["title"]]
 
 
-@pytest.mark.parametrize("name", HELD_OUT)
+@pytest.mark.parametrize("name", HELD_OUT + FRESH)
 def test_held_out_collection_shape(name):
     docs, cases = load_collection(name), load_cases(name)
     assert len(docs) == 10 and len({d["id"] for d in docs}) == 10
