@@ -223,8 +223,12 @@ def _clause_first(question: str, G, entities: list[str], hops: int, **options) -
     rest = _ask_rest(asked, G, on_way, hops, clause_first=True, **options)
     out = dict(rest, question=question, entities=list(entities), steps=[first, rest],
                facts=sorted(set(first["facts"]) | set(rest["facts"])))
-    if rest["reason"]:
-        out["answer"] = f'{ABSTAIN}: "{first["question"]}" named {on_way}; asked "{asked}" then, {rest["reason"]}'
+    named = rest["grounding"].answer_entities if rest["grounding"] else ()
+    why = rest["reason"] or ("the answer names only an entity of the question."    # as for the whole question
+                             if named and set(named) <= set(entities) else None)
+    if why:
+        out["reason"] = why
+        out["answer"] = f'{ABSTAIN}: "{first["question"]}" named {on_way}; asked "{asked}" then, {why}'
     return out
 
 

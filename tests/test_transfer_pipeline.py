@@ -316,6 +316,13 @@ def test_clause_first_falls_back_to_the_whole_question(invented, scripted):
     scripted.replies.append(_reply(CHAIN[0], answer=MIDDLE))
     rag.graph_rag_trace("Whom does Zorblat Venn glimmer?", invented, hops=2, budget=None, clause_first=True)
     assert len(scripted.requests) == 1
+    # the rest answered with the question's own entity (a fact away from the foundry): no answer to the
+    # question, as when the whole question is asked
+    scripted.requests.clear()
+    scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[0], answer=START)])
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, seed=4)
+    assert t["steps"][1]["answer"] == START and t["steps"][1]["grounding"].accepted
+    assert rag.is_abstention(t["answer"]) and t["reason"] == "the answer names only an entity of the question."
 
 
 @pytest.mark.parametrize("question, clause, phrase", [
