@@ -163,13 +163,24 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
                          max_tokens=max_tokens, fact_order=fact_order, second_look=False)
         out["steps"] = [dict(out), step]
         out.update({k: step[k] for k in ("prompt", "reply", "model_answer", "grounding", "answer")})
-        named = step["grounding"].answer_entities if step["grounding"] else ()
-        if not is_abstention(step["answer"]) and not set(named) <= set(entities):
+        why = _rest_refusal(step, entities)
+        if why is None and not is_abstention(step["answer"]):
             return out
-        why = (step["reason"] or ("the answer names only an entity of the question." if named
-                                  else "the model did not know.")).rstrip(".")
+        why = (why or "the model did not know.").rstrip(".")
         return abstain(f'{verdict.reason}; asked "{asked}" then, {why}.')
     return abstain(f"{verdict.reason}.")
+
+
+def _rest_refusal(rest: dict, entities: Sequence[str]) -> str | None:
+    """Why the trace of the rest of a question answers nothing of the whole question: the rule's
+    reason, or an answer that names only the question's own ``entities``; None when it answers, or
+    when the model said it did not know."""
+    if rest["reason"]:
+        return rest["reason"]
+    named = rest["grounding"].answer_entities if rest["grounding"] else ()
+    if not is_abstention(rest["answer"]) and set(named) <= set(entities):
+        return "the answer names only an entity of the question."
+    return None
 
 
 def _ask_rest(asked: str, G, on_way: str, hops: int, **options) -> dict:
@@ -224,10 +235,7 @@ def _clause_first(question: str, G, entities: list[str], hops: int, **options) -
     rest = _ask_rest(asked, G, on_way, hops, clause_first=True, **options)
     out = dict(rest, question=question, entities=list(entities), steps=[first, rest],
                facts=sorted(set(first["facts"]) | set(rest["facts"])))
-    named = rest["grounding"].answer_entities if rest["grounding"] else ()
-    why = rest["reason"] or ("the answer names only an entity of the question."    # as for the whole question
-                             if named and set(named) <= set(entities) else None)
-    if why:
+    if why := _rest_refusal(rest, entities):
         out["reason"] = why
         out["answer"] = f'{ABSTAIN}: "{first["question"]}" named {on_way}; asked "{asked}" then, {why}'
     return out
