@@ -117,15 +117,21 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
         return first
     facts = gather_facts(G, entities, hops)
     if budget is not None and len(facts) > budget:
+        # a question of one relation of its one entity: only a neighbour can answer it (the check
+        # says so too), so the budget keeps the facts one hop away first, ranked, then the others
+        near = {f for f in facts if entities[0] in (f[0], f[2])} if len(entities) == 1 and _grammar and \
+            asks_one_relation(question, [n for e in entities for n in (e, *node_aliases(G, e))]) else set()
+        n = len(facts) if near else budget
         if callable(rank):
-            kept = _returned(rank(question, sorted(facts), G, budget), "a ranking function", "a list of facts")
+            kept = _returned(rank(question, sorted(facts), G, n), "a ranking function", "a list of facts")
             if bad := [f for f in kept if not isinstance(f, tuple)]:
                 raise TypeError("a ranking function must return (subject, relation, object) tuples of the "
                                 f"facts it was given, not {bad[0]!r:.60}.")
-            facts = set(kept) & facts
         else:
-            facts = set(_rank.rank_facts(question, sorted(facts), G, budget=budget, method=rank,
-                                         entities=entities))
+            kept = _rank.rank_facts(question, sorted(facts), G, budget=n, method=rank, entities=entities)
+        if near:
+            kept = sorted(kept, key=lambda f: f not in near)[:budget]      # stable: ranked order within each
+        facts = set(kept) & facts
     facts_sorted = out["facts"] = sorted(facts)
     if not facts:
         return abstain(f"the graph holds no facts about {', '.join(entities)}.")
@@ -249,7 +255,10 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
     """Answer a question from the facts around its entities, with a model call and a check.
 
     ``hops``: how far from the question's entities facts are gathered, and the longest path of given
-    facts the check accepts (:data:`DEFAULT_HOPS`). ``linking``: ``"auto"`` (names and aliases as
+    facts the check accepts (:data:`DEFAULT_HOPS`). ``budget``: how many facts the prompt holds at most
+    (None: all), ranked by ``rank``; for a question that asks one relation of the one entity it names
+    (:func:`gaba.answer_kind.asks_one_relation`), which only a neighbour can answer, the facts one hop
+    away come first. ``linking``: ``"auto"`` (names and aliases as
     written; when the question names none, the deeper tiers of :func:`gaba.link.link_entities`, so
     "Brennock" finds "Brennock Group"),
     ``"exact"``, a :func:`gaba.link.link_entities` method or ``fn(question, G) -> names``.

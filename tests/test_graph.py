@@ -327,7 +327,8 @@ def test_graph_rag_default_budget_applies(G, scripted, monkeypatch):
     scripted.replies.extend(["Answer: I don't know"] * 3)
     _, facts = rag.graph_rag("Who supplies Kestrel Motors?", H, hops=1)
     assert rag.DEFAULT_BUDGET == 8 and len(facts) == rag.DEFAULT_BUDGET
-    assert seen == [{"budget": 8, "method": "pairs", "n": 22, "entities": ["Kestrel Motors"]}]
+    # a question of one relation: every fact ranked, then the 8 kept, the entity's neighbours first
+    assert seen == [{"budget": 22, "method": "pairs", "n": 22, "entities": ["Kestrel Motors"]}]
     user = scripted.requests[0]["messages"][-1]["content"]
     assert sum(ln.startswith("- ") and not ln.startswith('- "') for ln in user.splitlines()) == 8
     _, facts = rag.graph_rag("Who supplies Kestrel Motors?", H, hops=1, budget=None)   # keep everything
@@ -421,7 +422,7 @@ def test_hooks_for_linking_and_ranking(G, scripted, monkeypatch):
                         lambda question, G, method: [types.SimpleNamespace(name="Aurora Cell Works")])
     seen = _fake_rank(monkeypatch)
     scripted.replies.append("ok")
-    _, facts = rag.graph_rag("Who rivals the battery maker?", G, hops=2, budget=2, rank="embedding",
+    _, facts = rag.graph_rag("Who rivals the parent of the battery maker?", G, hops=2, budget=2, rank="embedding",
                              linking="fuzzy")
     assert len(facts) == 2
     assert seen == [{"budget": 2, "method": "embedding", "n": len(gg.gather_facts(G, ["Aurora Cell Works"], 2)),
@@ -441,7 +442,7 @@ def test_graph_rag_composes_a_linker_and_a_ranker_passed_in(G, scripted):
         return facts[-budget:] + [("Made", "UP", "Fact")]     # a fact never gathered is dropped
 
     scripted.replies.append("Facts used: none\nAnswer: ok")
-    t = rag.graph_rag_trace("Who rivals the battery maker?", G, hops=2, budget=2, rank=my_ranker,
+    t = rag.graph_rag_trace("Who rivals the parent of the battery maker?", G, hops=2, budget=2, rank=my_ranker,
                             linking=my_linker, grounding=False)
     gathered = sorted(gg.gather_facts(G, ["Aurora Cell Works"], 2))
     assert t["entities"] == ["Aurora Cell Works"]

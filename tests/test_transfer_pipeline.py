@@ -370,3 +370,19 @@ def test_clause_step_asks_only_for_an_entity_one_fact_away(invented):
     # a clause that opens on a noun with its own "of" phrase: its verb comes after, no split
     assert rag.clause_step("Who quenches the forge where the keeper of the foundry that Zorblat glimmers "
                            "once worked?", invented) is None
+
+
+
+def test_the_budget_keeps_a_one_relation_question_s_neighbours_first(invented, scripted):
+    # "Who quenches Mellick Stoa 3?" asks one relation of its one entity, which only a neighbour can
+    # answer: the budget keeps the facts one hop away even when the ranking puts them last
+    lessee = "Mellick Stoa 3"
+    near = gg.gather_facts(invented, [lessee], hops=1)
+    far_first = lambda q, facts, G, budget: sorted(facts, key=lambda f: lessee in (f[0], f[2]))[:budget]
+    scripted.replies.extend(["Facts used: none\nAnswer: I don't know"] * 3)
+    t = rag.graph_rag_trace(f"Who quenches {lessee}?", invented, hops=3, budget=4, rank=far_first)
+    assert len(near) == 2 and near <= set(t["facts"]) and len(t["facts"]) == 4
+    # a question that describes an entity on the way, or names two, gets the ranking as it is
+    for q in (f"Who quenches {lessee}'s lessor?", f"Does {lessee} frobnicate {START}?"):
+        t = rag.graph_rag_trace(q, invented, hops=3, budget=4, rank=far_first, clause_first=False)
+        assert len(t["facts"]) == 4 and not near <= set(t["facts"]), q
