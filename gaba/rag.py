@@ -78,14 +78,13 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
                     rank: str | Ranker = DEFAULT_RANK, linking: str | Linker = "auto",
                     grounding: bool = True, temperature: float = 0.0, seed: int = 0,
                     max_tokens: int = 200, fact_order: str = DEFAULT_FACT_ORDER,
-                    second_look: bool = True, clause_first: bool = True, _grammar: bool = True) -> dict:
+                    second_look: bool = True, clause_first: bool = True) -> dict:
     """Everything :func:`graph_rag` does for one question, step by step, as a dict.
 
     Keys: ``question``, ``entities``, ``facts`` (after the budget), ``prompt``, ``reply``,
     ``model_answer``, ``grounding``, ``answer`` and ``reason`` (why the system abstained, else None),
     of the last model call (``facts`` and ``entities``: the question's); ``steps``, the traces of both
-    calls, when the rest of the question was asked. Parameters and errors as :func:`graph_rag`
-    (``_grammar=False``: a question the system wrote itself, which the check reads for no grammar).
+    calls, when the rest of the question was asked. Parameters and errors as :func:`graph_rag`.
     """
     check_graph(G)
     check_question(question, "graph_rag")
@@ -101,25 +100,60 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
         raise ValueError(f"rank must be one of {_rank.METHODS} or a function, not {rank!r}")
     if not callable(linking) and (not isinstance(linking, str) or not linking):
         raise ValueError(f"linking must be 'auto', 'exact', a gaba.link method name or a function, not {linking!r}")
-    out: dict[str, Any] = {"question": question, "entities": [], "facts": [], "prompt": None,
-                           "reply": None, "model_answer": None, "grounding": None, "reason": None}
-
-    def abstain(reason: str) -> dict:
-        out["answer"], out["reason"] = f"{ABSTAIN}: {reason}", reason
-        return out
-
-    entities = out["entities"] = _link(question, G, linking)
+    # step 1: the question's entities
+    entities = _link(question, G, linking)
     if not entities:
-        return abstain(_no_entity_reason(G, linking))
-    if clause_first and second_look and grounding and (first := _clause_first(
-            question, G, entities, hops, budget=budget, rank=rank, temperature=temperature, seed=seed,
-            max_tokens=max_tokens, fact_order=fact_order)):
+        return _abstain(_new_trace(question, entities), _no_entity_reason(G, linking))
+    options = dict(budget=budget, rank=rank, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                   fact_order=fact_order)
+    if clause_first and second_look and grounding and (first := _clause_first(question, G, entities, hops,
+                                                                                **options)):
         return first
+    # steps 2 to 4: the facts, one model call, the grounding rule
+    out = _answer(question, G, entities, hops, grounding=grounding, **options)
+    verdict = out["grounding"]
+    if verdict is None or verdict.accepted:
+        return out
+    # the model named the entity on the way that a relative clause describes: ask the rest of the
+    # question about that entity, as a question of its own (one relation: one fact away); its name
+    # goes in on one line, so a name cannot forge lines of the prompt
+    on_way = verdict.described[0] if second_look and len(verdict.described) == 1 else None
+    name = quoted_line(on_way) if on_way else ""
+    if name and (asked := rest_of_question(question, verdict.clause or "", name)):
+        step = _ask_rest(asked, G, on_way, hops, second_look=False, **options)
+        out["steps"] = [dict(out), step]
+        out.update({k: step[k] for k in ("prompt", "reply", "model_answer", "grounding", "answer")})
+        why = _rest_refusal(step, entities)
+        if why is None and not is_abstention(step["answer"]):
+            return out
+        why = (why or "the model did not know.").rstrip(".")
+        return _abstain(out, f'{verdict.reason}; asked "{asked}" then, {why}.')
+    return _abstain(out, f"{verdict.reason}.")
+
+
+def _new_trace(question: str, entities: Sequence[str]) -> dict[str, Any]:
+    return {"question": question, "entities": list(entities), "facts": [], "prompt": None,
+            "reply": None, "model_answer": None, "grounding": None, "reason": None}
+
+
+def _abstain(out: dict, reason: str) -> dict:
+    """``out`` with :data:`ABSTAIN` and ``reason`` as its answer."""
+    out["answer"], out["reason"] = f"{ABSTAIN}: {reason}", reason
+    return out
+
+
+def _answer(question: str, G, entities: Sequence[str], hops: int, *, budget: int | None, rank: str | Ranker,
+            temperature: float, seed: int, max_tokens: int, fact_order: str, grounding: bool = True,
+            grammar: bool = True) -> dict:
+    """Steps 2 to 4 of :func:`graph_rag_trace` for the entities found: the facts within ``hops`` (at
+    most ``budget``), one model call, and the grounding rule's verdict (which the caller acts on).
+    ``grammar=False``: a question the system wrote itself, which the rule reads for no grammar."""
+    out = _new_trace(question, entities)
     facts = gather_facts(G, entities, hops)
     if budget is not None and len(facts) > budget:
         # a question of one relation of its one entity: only a neighbour can answer it (the check
         # says so too), so the budget keeps the facts one hop away first, ranked, then the others
-        near = {f for f in facts if entities[0] in (f[0], f[2])} if len(entities) == 1 and _grammar and \
+        near = {f for f in facts if entities[0] in (f[0], f[2])} if len(entities) == 1 and grammar and \
             asks_one_relation(question, [n for e in entities for n in (e, *node_aliases(G, e))]) else set()
         n = len(facts) if near else budget
         if callable(rank):
@@ -134,7 +168,7 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
         facts = set(kept) & facts
     facts_sorted = out["facts"] = sorted(facts)
     if not facts:
-        return abstain(f"the graph holds no facts about {', '.join(entities)}.")
+        return _abstain(out, f"the graph holds no facts about {', '.join(entities)}.")
     evidence = {f: fact_evidence(G, [f]) for f in facts_sorted}   # the prompt's and the rule's
     shown = facts_sorted
     if fact_order == "hops":
@@ -150,31 +184,13 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
                     purpose=f"graph_rag: {question[:60]}")
     out["reply"] = resp.text
     out["answer"] = out["model_answer"] = final_answer(resp.text)
-    if not grounding:
-        return out
-    verdict = out["grounding"] = check_grounding(
-        resp.text, facts_sorted, entities, evidence=evidence,
-        aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G},
-        hops=hops, question=question if _grammar else None,
-        types={n: G.nodes[n].get("type") for f in facts_sorted for n in (f[0], f[2]) if n in G})
-    if verdict.accepted:
-        return out
-    # the model named the entity on the way that a relative clause describes: ask the rest of the
-    # question about that entity, as a question of its own (one relation: one fact away); its name
-    # goes in on one line, so a name cannot forge lines of the prompt
-    on_way = verdict.described[0] if second_look and len(verdict.described) == 1 else None
-    name = quoted_line(on_way) if on_way else ""
-    if name and (asked := rest_of_question(question, verdict.clause or "", name)):
-        step = _ask_rest(asked, G, on_way, hops, budget=budget, rank=rank, temperature=temperature, seed=seed,
-                         max_tokens=max_tokens, fact_order=fact_order, second_look=False)
-        out["steps"] = [dict(out), step]
-        out.update({k: step[k] for k in ("prompt", "reply", "model_answer", "grounding", "answer")})
-        why = _rest_refusal(step, entities)
-        if why is None and not is_abstention(step["answer"]):
-            return out
-        why = (why or "the model did not know.").rstrip(".")
-        return abstain(f'{verdict.reason}; asked "{asked}" then, {why}.')
-    return abstain(f"{verdict.reason}.")
+    if grounding:
+        out["grounding"] = check_grounding(
+            resp.text, facts_sorted, entities, evidence=evidence,
+            aliases={n: node_aliases(G, n) for f in facts_sorted for n in (f[0], f[2]) if n in G},
+            hops=hops, question=question if grammar else None,
+            types={n: G.nodes[n].get("type") for f in facts_sorted for n in (f[0], f[2]) if n in G})
+    return out
 
 
 def _rest_refusal(rest: dict, entities: Sequence[str]) -> str | None:
@@ -230,9 +246,10 @@ def _clause_first(question: str, G, entities: list[str], hops: int, **options) -
         return None
     step, clause = split
     # step 1 is the system's own wording: the check reads no grammar in it, only one fact's distance
-    first = graph_rag_trace(step, G, 1, linking=lambda _q, _G: list(entities), second_look=False,
-                            _grammar=False, **options)
+    first = _answer(step, G, entities, 1, grammar=False, **options)
     verdict = first["grounding"]
+    if verdict is not None and not verdict.accepted:
+        _abstain(first, f"{verdict.reason}.")
     found = [a for a in (verdict.answer_entities if verdict and verdict.accepted else ()) if a not in entities]
     if len(found) != 1:
         return None
