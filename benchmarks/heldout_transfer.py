@@ -23,6 +23,8 @@ Usage::
     python benchmarks/heldout_transfer.py              # prints the tables
     python benchmarks/heldout_transfer.py --publish    # also writes assets/data/bench/heldout_transfer.csv
     python benchmarks/heldout_transfer.py --fresh --publish   # the two written last: heldout_fresh.csv
+    python benchmarks/heldout_transfer.py --fresh --warm --publish   # the same, two trials at 0.7:
+                                                                     # heldout_fresh_warm.csv
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ SYSTEMS = ("flat RAG (top-2)", "graph RAG (3 hops)", "graph RAG (3 hops, no grou
            "graph RAG (3 hops, whole question)")
 
 
-def run(collections) -> list[dict]:
+def run(collections, trials: int = 1, temperature: float = 0.0) -> list[dict]:
     """One row per collection x question type x system, plus the pooled rows."""
     import pandas as pd
 
@@ -59,7 +61,7 @@ def run(collections) -> list[dict]:
                    **ev.rag_systems(G, k=None, hops=2),
                    **ev.rag_systems(G, k=None, hops=3, clause_first=False)}
         assert list(systems) == list(SYSTEMS), list(systems)
-        res = ev.run_eval(cases, systems, trials=1, temperature=0.0, progress=False)
+        res = ev.run_eval(cases, systems, trials=trials, temperature=temperature, progress=False)
         res["collection"] = name
         frames.append(res)
     res = pd.concat(frames, ignore_index=True)
@@ -82,12 +84,17 @@ def main(argv=None) -> int:
     p.add_argument("--fresh", action="store_true",
                    help="the collections written after the method's last change (gaba.data.transfer.FRESH), "
                         "into heldout_fresh.csv")
+    p.add_argument("--warm", action="store_true",
+                   help="two trials per question at temperature 0.7 instead of one at 0 (file name ends _warm)")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
-    rows = run(FRESH if args.fresh else HELD_OUT)
+    trials, temperature = (2, 0.7) if args.warm else (1, 0.0)
+    rows = run(FRESH if args.fresh else HELD_OUT, trials, temperature)
     print_table(rows, ["collection", "type", "system", "passed", "n", "rate", "low", "high"],
-                "Held-out collections: pass rate at temperature 0 (Wilson 95%)")
-    path = write_csv(rows, args.out / ("heldout_fresh.csv" if args.fresh else "heldout_transfer.csv"))
+                f"Held-out collections: pass rate, {trials} trial(s) per question at temperature {temperature} "
+                "(Wilson 95%)")
+    name = ("heldout_fresh" if args.fresh else "heldout_transfer") + ("_warm" if args.warm else "")
+    path = write_csv(rows, args.out / f"{name}.csv")
     if args.publish:
         shutil.copy(path, ROOT / "assets" / "data" / "bench" / path.name)
     print(f"\nwrote {path} in {time.perf_counter() - t0:.0f} s")
