@@ -132,6 +132,7 @@ def graph_rag_trace(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int |
 
 
 def _new_trace(question: str, entities: Sequence[str]) -> dict[str, Any]:
+    """A trace of ``question`` before any model call (the keys :func:`graph_rag_trace` documents)."""
     return {"question": question, "entities": list(entities), "facts": [], "prompt": None,
             "reply": None, "model_answer": None, "grounding": None, "reason": None}
 
@@ -153,8 +154,8 @@ def _answer(question: str, G, entities: Sequence[str], hops: int, *, budget: int
     if budget is not None and len(facts) > budget:
         # a question of one relation of its one entity: only a neighbour can answer it (the check
         # says so too), so the budget keeps the facts one hop away first, ranked, then the others
-        near = {f for f in facts if entities[0] in (f[0], f[2])} if len(entities) == 1 and grammar and \
-            asks_one_relation(question, [n for e in entities for n in (e, *node_aliases(G, e))]) else set()
+        one = len(entities) == 1 and grammar and asks_one_relation(question, _names(G, entities))
+        near = {f for f in facts if entities[0] in (f[0], f[2])} if one else set()
         n = len(facts) if near else budget
         if callable(rank):
             kept = _returned(rank(question, sorted(facts), G, n), "a ranking function", "a list of facts")
@@ -193,6 +194,11 @@ def _answer(question: str, G, entities: Sequence[str], hops: int, *, budget: int
     return out
 
 
+def _names(G, entities: Sequence[str]) -> list[str]:
+    """The entities' names and aliases, which the question's grammar is read without."""
+    return [n for e in entities for n in (e, *node_aliases(G, e))]
+
+
 def _rest_refusal(rest: dict, entities: Sequence[str]) -> str | None:
     """Why the trace of the rest of a question answers nothing of the whole question: the rule's
     reason, or an answer that names only the question's own ``entities``; None when it answers, or
@@ -216,7 +222,7 @@ def _split(question: str, G, entities: Sequence[str]) -> tuple[str, str] | None:
     """Step 1 of :func:`clause_step` and the relative clause it reads, or None."""
     if len(entities) != 1:
         return None
-    names = [n for e in entities for n in (e, *node_aliases(G, e))]
+    names = _names(G, entities)
     if not (clause := innermost_clause(relative_clause(question, names), names)):
         return None
     phrase = described_phrase(question, clause)
