@@ -14,7 +14,7 @@ from .names import FUNCTION_WORDS, NAME_RUN, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
            "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question", "described_phrase",
-           "innermost_clause"]
+           "the_one", "innermost_clause"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -264,6 +264,26 @@ def described_phrase(question: str, clause: str) -> str | None:
     if _ASKS_IT.fullmatch(question[:start]):
         return None
     return " ".join(question[the:end].split()).rstrip("?").rstrip()
+
+
+def the_one(phrase: str, clause: str) -> str | None:
+    """``phrase`` (as :func:`described_phrase` returns it) with its head noun written "one", its other
+    words kept: what to ask for when no fact says what kind of thing the entity is. None when the
+    phrase has no noun before ``clause`` other than "one".
+
+    >>> the_one("the queen whose husband was Emeric", "husband was Emeric?")
+    'the one whose husband was Emeric'
+    >>> the_one("the 2001 film that featured Yu Rongguang", "featured Yu Rongguang?")
+    'the 2001 one that featured Yu Rongguang'
+    """
+    tail = " ".join(clause.rstrip("?").split())
+    if not phrase.endswith(" " + tail):
+        return None
+    words = phrase[:-len(tail)].split()
+    opener = [words.pop()] if words and words[-1].casefold() in _CLAUSE_OPENERS else []
+    if len(words) < 2 or words[0].casefold() != "the" or words[-1].casefold() == "one":
+        return None
+    return " ".join([*words[:-1], "one", *opener, tail])
 
 
 def innermost_clause(clause: str | None, names: Iterable[str] = ()) -> str | None:

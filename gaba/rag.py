@@ -14,7 +14,7 @@ from . import embed, link
 from . import rank as _rank
 from .answer import ABSTAIN, answer_prompt, check_grounding, final_answer, flat_prompt, is_abstention, quoted_line
 from .answer_kind import (asks_one_relation, described_phrase, innermost_clause, relative_clause,
-                          rest_of_question)
+                          rest_of_question, the_one)
 from .checks import MAX_QUESTION_CHARS, check_positive_int, check_question, lone_surrogate
 from .data.news import load_documents
 from .entities import check_graph, check_node_names, find_entities, node_aliases
@@ -219,14 +219,14 @@ def _ask_rest(asked: str, G, on_way: str, hops: int, **options) -> dict:
 
 
 def _split(question: str, G, entities: Sequence[str]) -> tuple[str, str] | None:
-    """Step 1 of :func:`clause_step` and the relative clause it reads, or None."""
+    """The phrase that step 1 of :func:`clause_step` asks for and the relative clause it reads, or None."""
     if len(entities) != 1:
         return None
     names = _names(G, entities)
     if not (clause := innermost_clause(relative_clause(question, names), names)):
         return None
     phrase = described_phrase(question, clause)
-    return (f"Name {phrase}.", clause) if phrase else None
+    return (phrase, clause) if phrase else None
 
 
 def clause_step(question: str, G) -> str | None:
@@ -240,19 +240,23 @@ def clause_step(question: str, G) -> str | None:
     check_graph(G)
     check_question(question, "clause_step")
     split = _split(question, G, _link(question, G, "auto"))
-    return split[0] if split else None
+    return f"Name {split[0]}." if split else None
 
 
 def _clause_first(question: str, G, entities: list[str], hops: int, **options) -> dict | None:
     """The trace of asking first for the entity on the way that the question's innermost relative clause
     describes ("Name the studio that paid for Low Tide."), one fact from the question's entity, then the
     rest of the question about it ("Who founded Greywater?"); None when :func:`clause_step` finds no such
-    clause, or when step 1 names no entity but the question's."""
+    clause, or when step 1 names no entity but the question's (asked once more for "the one" the clause
+    describes when the model did not know)."""
     if hops < 2 or not (split := _split(question, G, entities)):
         return None
-    step, clause = split
+    phrase, clause = split
     # step 1 is the system's own wording: the check reads no grammar in it, only one fact's distance
-    first = _answer(step, G, entities, 1, grammar=False, **options)
+    first = _answer(f"Name {phrase}.", G, entities, 1, grammar=False, **options)
+    if is_abstention(first["model_answer"] or "") and (one := the_one(phrase, clause)):
+        # no given fact may say what kind of thing it is ("queen"): ask once more for "the one ..."
+        first = _answer(f"Name {one}.", G, entities, 1, grammar=False, **options)
     verdict = first["grounding"]
     if verdict is not None and not verdict.accepted:
         _abstain(first, f"{verdict.reason}.")
@@ -294,7 +298,9 @@ def graph_rag(question: str, G, hops: int = DEFAULT_HOPS, *, budget: int | None 
     away when one relation is left, with the same check. ``clause_first`` (the default) asks for that
     entity before the whole question: "Name the studio that paid for Low Tide." (one fact from the
     question's entity, checked the same way; :func:`clause_step` shows it), then the rest of the
-    question about the entity it names; when step 1 names none, the whole question is asked.
+    question about the entity it names. When the model does not know the entity of step 1, step 1 is
+    asked once more with its head noun written "one" ("Name the one that paid for Low Tide.", by
+    :func:`gaba.answer_kind.the_one`); when step 1 still names none, the whole question is asked.
     ``clause_first=False`` asks the whole question first; ``second_look=False`` asks it once (one
     model call) and abstains where the rest would have been asked.
 

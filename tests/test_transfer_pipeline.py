@@ -299,11 +299,15 @@ def test_clause_first_asks_for_the_entity_on_the_way_then_the_rest(invented, scr
 
 
 def test_clause_first_falls_back_to_the_whole_question(invented, scripted):
-    # step 1 names no entity past the start: the whole question is asked, as with clause_first=False
-    scripted.replies.extend(["Facts used: none\nAnswer: I don't know", _reply(*CHAIN, answer=END)])
+    # step 1 names no entity past the start, asked for the foundry nor for "the one": the whole question
+    # is asked, as with clause_first=False
+    idk = "Facts used: none\nAnswer: I don't know"
+    scripted.replies.extend([idk, idk, _reply(*CHAIN, answer=END)])
     t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, clause_first=True, seed=2)
-    assert t["answer"] == END and len(scripted.requests) == 2
-    assert f"Question: {QUESTION}" in scripted.requests[1]["messages"][-1]["content"]
+    assert t["answer"] == END and len(scripted.requests) == 3
+    assert [f"Question: {q}" in r["messages"][-1]["content"] for q, r in zip(
+        ["Name the foundry that Zorblat glimmers.", "Name the one that Zorblat glimmers.", QUESTION],
+        scripted.requests)] == [True] * 3
     # the rest refused: the system abstains and says which two questions it asked
     scripted.requests.clear()
     scripted.replies.extend([_reply(CHAIN[0], answer=MIDDLE), _reply(CHAIN[0], answer="Drensk Oculo 4")])
@@ -323,6 +327,34 @@ def test_clause_first_falls_back_to_the_whole_question(invented, scripted):
     t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, seed=4)
     assert t["steps"][1]["answer"] == START and t["steps"][1]["grounding"].accepted
     assert rag.is_abstention(t["answer"]) and t["reason"] == "the answer names only an entity of the question."
+
+
+def test_clause_first_asks_for_the_one_when_no_fact_says_what_kind_it_is(invented, scripted):
+    # no given fact says that Quonfirm Halse is a foundry: the model does not know "the foundry", and
+    # step 1 is asked once more with the head noun written "one", the clause kept
+    scripted.replies.extend(["Facts used: none\nAnswer: I don't know", _reply(CHAIN[0], answer=MIDDLE),
+                             _reply(CHAIN[1], answer=END)])
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, seed=5)
+    assert t["answer"] == END and len(scripted.requests) == 3
+    assert [s["question"] for s in t["steps"]] == ["Name the one that Zorblat glimmers.", f"Who quenches {MIDDLE}?"]
+    # a step 1 the rule refused is not asked again
+    scripted.requests.clear()
+    scripted.replies.extend([_reply(CHAIN[0], answer="Drensk Oculo 4"), _reply(*CHAIN, answer=END)])
+    t = rag.graph_rag_trace(QUESTION, invented, hops=2, budget=None, seed=6)
+    assert len(scripted.requests) == 2 and f"Question: {QUESTION}" in scripted.requests[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("phrase, clause, one", [
+    ("the foundry that Zorblat glimmers", "Zorblat glimmers?", "the one that Zorblat glimmers"),
+    ("the 2001 vat that Zorblat glimmers", "Zorblat glimmers?", "the 2001 one that Zorblat glimmers"),
+    ("the vat Tern glimmers", "Tern glimmers?", "the one Tern glimmers"),
+    ("the one that Zorblat glimmers", "Zorblat glimmers?", None),          # already "the one"
+    ("the foundry that Zorblat glimmers", "Osk quenches?", None),          # not the phrase of this clause
+])
+def test_the_one_writes_only_the_head_noun_as_one(phrase, clause, one):
+    from gaba.answer_kind import the_one
+
+    assert the_one(phrase, clause) == one
 
 
 @pytest.mark.parametrize("question, clause, phrase", [
