@@ -22,7 +22,7 @@ Usage::
 
     python benchmarks/heldout_transfer.py              # prints the tables
     python benchmarks/heldout_transfer.py --publish    # also writes assets/data/bench/heldout_transfer.csv
-    python benchmarks/heldout_transfer.py --fresh --publish   # the two written last: heldout_fresh.csv
+    python benchmarks/heldout_transfer.py --fresh --publish   # the three written last: heldout_fresh.csv
     python benchmarks/heldout_transfer.py --fresh --warm --publish   # the same, two trials at 0.7:
                                                                      # heldout_fresh_warm.csv
 """
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     p = _common.parser(__doc__.split("\n\n")[0])
     p.add_argument("--publish", action="store_true", help="also copy the CSV to assets/data/bench")
     p.add_argument("--fresh", action="store_true",
-                   help="the collections written after the method's last change (gaba.data.transfer.FRESH), "
+                   help="the collections written last, by a helper that read no code (gaba.data.transfer.FRESH), "
                         "into heldout_fresh.csv")
     p.add_argument("--warm", action="store_true",
                    help="two trials per question at temperature 0.7 instead of one at 0 (file name ends _warm)")
