@@ -2,8 +2,9 @@
 
 Taught in chapter "Graph RAG and multi-hop reasoning". One model call per answer; two when the question
 describes an entity on the way with a relative clause (that entity is asked for first, then the rest of
-the question about it; three for a clause inside a clause), or when the model names that entity as the
-answer and the rest is asked then.
+the question about it; three for a clause inside a clause; one more when the model does not know that
+entity and is asked again for "the one" the clause describes), or when the model names that entity as
+the answer and the rest is asked then.
 """
 from __future__ import annotations
 
