@@ -15,8 +15,8 @@ from rapidfuzz import fuzz, process
 from .data.triple import Triple
 from .direction import (active_read_backwards, agent_read_backwards, other_agent, other_object,
                         passive_read_as_active, preposition_read_backwards, relative_read_backwards)
-from .names import (CALENDAR, FUNCTION_WORDS, candidate_names, capitalised_in, is_name, looks_like_org,
-                    looks_like_person, lower_words, mentions, normalize_name, strip_title)
+from .names import (CALENDAR, FUNCTION_WORDS, candidate_names, capitalised_in, capitalised_names, is_name,
+                    looks_like_org, looks_like_person, lower_words, mentions, normalize_name, strip_title)
 from .passages import require_document, split_sentences
 from .prompts import ENTITY_TYPES
 from .request import FALLBACK_RELATION, schema_relations
@@ -151,19 +151,40 @@ def _names_of(text: str) -> tuple[str, ...]:
                  if " " in n or re.search(r"[\w,;)]\s+" + re.escape(n) + r"\b", text))
 
 
+#: Irregular English verbs: each form -> the verb, so a predicate "gave" is found in "was given by".
+_IRREGULAR = {w: base for base, forms in {
+    "give": "gave given", "make": "made", "buy": "bought", "sell": "sold", "win": "won", "lead": "led",
+    "run": "ran", "begin": "began begun", "take": "took taken", "write": "wrote written", "hold": "held",
+    "pay": "paid", "meet": "met", "leave": "left", "choose": "chose chosen", "grow": "grew grown",
+    "know": "knew known", "see": "saw seen", "teach": "taught", "tell": "told", "bring": "brought",
+    "fight": "fought", "find": "found", "keep": "kept", "lend": "lent", "lose": "lost", "send": "sent",
+    "spend": "spent", "become": "became", "come": "came", "go": "went gone", "draw": "drew drawn",
+    "seek": "sought", "steal": "stole stolen", "throw": "threw thrown", "oversee": "oversaw overseen",
+    "undertake": "undertook undertaken", "withdraw": "withdrew withdrawn", "speak": "spoke spoken",
+    "stand": "stood", "understand": "understood", "build": "built", "sit": "sat", "rise": "rose risen",
+}.items() for w in (base, *forms.split())}
+
+
+def _stem4(word: str) -> str:
+    """The first four letters of ``word``'s verb when it is an irregular form, else of the word."""
+    return _IRREGULAR.get(word, word)[:4]
+
+
 def _predicate_in(predicate: str, text: str) -> bool:
     """Whether a content word of the predicate (first four letters) occurs in ``text``."""
-    have = {w[:4] for w in lower_words(text)}
+    have = {_stem4(w) for w in lower_words(text)}
     content = [w for w in predicate.split("_") if w not in FUNCTION_WORDS and w not in _AUX and len(w) >= 3]
-    return not content or any(w[:4] in have for w in content)
+    return not content or any(_stem4(w) in have for w in content)
 
 
 def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], list[Rejection]]:
     """Keep the open-extraction records that the document supports; say why others were refused.
 
-    Kept when the predicate has at most :data:`MAX_PREDICATE_WORDS` words, one used by the sentence;
-    subject and object are two different names of the document; and the numbered sentence (or the
-    one before, for "she") or the first naming both supports it. That sentence is the evidence.
+    Kept when the predicate has at most :data:`MAX_PREDICATE_WORDS` words, one used by the sentence
+    (an irregular verb in any of its forms); subject and object are two different names of the
+    document; and the numbered sentence (or the one before, for "she"; or, for "it" or "its", the
+    name the document's first sentence opens with, not a person) or the first naming both supports
+    it. That sentence is the evidence.
 
     >>> doc = {"id": "d1", "text": "Dr. Ann Lee founded Acme in 2019. She lives in Oslo."}
     >>> recs = [{"sentence": 2, "subject": "Ann Lee", "predicate": "lives in", "object": "Oslo",
@@ -197,9 +218,18 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         """Sentence ``j`` with the one before it (for "she" and "it")."""
         return " ".join(sentences[max(j - 1, 0):j + 1])
 
+    # "Osk built it": a later "it" or "its" may mean the document's topic, the name its first sentence
+    # opens with, when that is not a person
+    topic = _topic(sentences[0]) if len(sentences) > 2 else None
+    typed = {subj: stype, obj: otype}
+
+    def told(j: int, x: str) -> bool:
+        return mentions(window(j), x) or (
+            j > 1 and x.casefold() == (topic or "").casefold() and typed[x] != "person"
+            and re.search(r"\b(?:it|its)\b", sentences[j], flags=re.I) is not None)
+
     def supports(j: int) -> bool:
-        return (any(mentions(sentences[j], x) for x in (subj, obj))
-                and all(mentions(window(j), x) for x in (subj, obj)))
+        return any(mentions(sentences[j], x) for x in (subj, obj)) and all(told(j, x) for x in (subj, obj))
 
     if i is None or not supports(i):
         i = next((j for j, s in enumerate(sentences)
@@ -220,6 +250,13 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         if agent := other_agent(pred, sentences[i], subj, obj):
             return f"the sentence says {pred.split('_')[0]!r} by {agent!r}, neither {subj!r} nor {obj!r}"
     return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
+
+
+def _topic(first: str) -> str | None:
+    """The name a document's first sentence opens with (after "The"), else None."""
+    names = capitalised_names(first)
+    head = first[4:] if first.startswith("The ") else first
+    return names[0] if names and head.startswith(names[0]) else None
 
 
 def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None

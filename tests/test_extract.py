@@ -910,3 +910,32 @@ def test_the_name_after_a_closing_preposition_is_the_object():
     doc = {"id": "p8", "text": "Tarn Hall was the tallest building in Pesk for a century."}
     kept, _ = validate_open_triples([ofact(1, "Pesk", "tallest building in", "Tarn Hall", "place", "place")], doc)
     assert [t.as_tuple() for t in kept] == [("Tarn Hall", "tallest_building_in", "Pesk")]
+
+
+def test_a_later_it_may_mean_the_document_s_topic():
+    # "Trelby Works built it": the first sentence opens with the depot, and no sentence between names it
+    doc = {"id": "q1", "text": "Quorvane Depot opened in May on the old dock. Most of its roof is glass. "
+                               "Trelby Works built it in ten months."}
+    kept, rejected = validate_open_triples([ofact(3, "Trelby Works", "built", "Quorvane Depot")], doc)
+    assert [t.as_tuple() for t in kept] == [("Trelby Works", "built", "Quorvane Depot")], rejected
+    assert kept[0].evidence == "Trelby Works built it in ten months."
+    # a sentence without "it" or "its" does not stand for the topic
+    doc2 = {"id": "q2", "text": "Quorvane Depot opened in May on the old dock. Most of the roof is glass. "
+                                "Trelby Works built a shed in ten months."}
+    assert validate_open_triples([ofact(3, "Trelby Works", "built", "Quorvane Depot")], doc2)[0] == []
+    # "it" never means a person the document opens with
+    doc3 = {"id": "q3", "text": "Ann Velk opened a shop in May. Her brother sells glass. Trelby Works built it."}
+    rec = ofact(3, "Trelby Works", "built", "Ann Velk", object_type="person")
+    assert validate_open_triples([rec], doc3)[0] == []
+
+
+def test_an_irregular_verb_form_in_the_predicate_is_found_in_the_sentence():
+    # the model wrote "gave" for "was given by", "wrote" for "written"
+    doc = {"id": "q4", "text": "Most of the money was given by Zara Pell to Quorvane Depot. "
+                               "Glass Harbour was written by Bo Trell."}
+    kept, rejected = validate_open_triples([ofact(1, "Zara Pell", "gave", "Quorvane Depot", "person"),
+                                            ofact(2, "Bo Trell", "wrote", "Glass Harbour", "person", "work")], doc)
+    assert {(t.subject, t.object) for t in kept} == {("Zara Pell", "Quorvane Depot"), ("Bo Trell", "Glass Harbour")}, rejected
+    # an unrelated word with the same first letters as no form of the verb is still refused
+    doc2 = {"id": "q5", "text": "Zara Pell is a gardener at Quorvane Depot."}
+    assert validate_open_triples([ofact(1, "Zara Pell", "gave", "Quorvane Depot", "person")], doc2)[0] == []

@@ -215,6 +215,6 @@ def test_readme_pooled_held_out_numbers_are_the_published_run():
     assert single and tuple(map(int, single[-1])) == pooled["single-fact"]
     two = {r["type"]: (int(r["passed"]), int(r["n"])) for r in rows
            if r["collection"] == "pooled" and r["system"] == "graph RAG (2 hops)"}
-    m = re.search(r"Graph RAG within two hops instead of three .*? passed (\d+) of (\d+) multi-hop questions "
-                  r"and abstained on (\d+) of (\d+) unanswerable", readme)
+    *_, m = re.finditer(r"Graph RAG within two hops instead of three .*? passed (\d+) of (\d+) multi-hop "
+                        r"questions and abstained on (\d+) of (\d+) unanswerable", readme)   # the last
     assert m and (int(m[1]), int(m[2])) == two["multi-hop"] and (int(m[3]), int(m[4])) == two["unanswerable"]
