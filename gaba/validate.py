@@ -165,16 +165,18 @@ _IRREGULAR = {w: base for base, forms in {
 }.items() for w in (base, *forms.split())}
 
 
-def _stem4(word: str) -> str:
-    """The first four letters of ``word``'s verb when it is an irregular form, else of the word."""
-    return _IRREGULAR.get(word, word)[:4]
+def _stems4(word: str) -> set[str]:
+    """The first four letters of ``word``, and of its verb when it is an irregular form ("found" may
+    be "find" or "found")."""
+    return {word[:4], _IRREGULAR.get(word, word)[:4]}
 
 
 def _predicate_in(predicate: str, text: str) -> bool:
-    """Whether a content word of the predicate (first four letters) occurs in ``text``."""
-    have = {_stem4(w) for w in lower_words(text)}
+    """Whether a content word of the predicate (first four letters, an irregular verb in any of its
+    forms) occurs in ``text``."""
+    have = set().union(*(_stems4(w) for w in lower_words(text)))
     content = [w for w in predicate.split("_") if w not in FUNCTION_WORDS and w not in _AUX and len(w) >= 3]
-    return not content or any(_stem4(w) in have for w in content)
+    return not content or any(_stems4(w) & have for w in content)
 
 
 def validate_open_triples(records: Iterable[dict], doc: dict) -> tuple[list[Triple], list[Rejection]]:

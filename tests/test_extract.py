@@ -936,6 +936,11 @@ def test_an_irregular_verb_form_in_the_predicate_is_found_in_the_sentence():
     kept, rejected = validate_open_triples([ofact(1, "Zara Pell", "gave", "Quorvane Depot", "person"),
                                             ofact(2, "Bo Trell", "wrote", "Glass Harbour", "person", "work")], doc)
     assert {(t.subject, t.object) for t in kept} == {("Zara Pell", "Quorvane Depot"), ("Bo Trell", "Glass Harbour")}, rejected
+    # "found" may be a form of "find" or the verb "found": both are read
+    doc3 = {"id": "q6", "text": "Zara Pell founded Quorvane Depot in 1990. Bo Trell found Glass Harbour in a cave."}
+    kept, _ = validate_open_triples([ofact(1, "Zara Pell", "found", "Quorvane Depot", "person"),
+                                     ofact(2, "Bo Trell", "find", "Glass Harbour", "person", "work")], doc3)
+    assert {(t.subject, t.object) for t in kept} == {("Zara Pell", "Quorvane Depot"), ("Bo Trell", "Glass Harbour")}
     # an unrelated word with the same first letters as no form of the verb is still refused
     doc2 = {"id": "q5", "text": "Zara Pell is a gardener at Quorvane Depot."}
     assert validate_open_triples([ofact(1, "Zara Pell", "gave", "Quorvane Depot", "person")], doc2)[0] == []
