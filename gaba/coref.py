@@ -111,6 +111,19 @@ def _a_person(name: str, sentence: str) -> bool:
             or re.search(r"\b(?:he|she|his|her|him)\b", sentence, flags=re.IGNORECASE) is not None)
 
 
+@functools.lru_cache(maxsize=256)
+def opening_name(sentence: str) -> str | None:
+    """The name ``sentence`` opens with, after an optional "The", else None: the name a later "it"
+    may stand for.
+
+    >>> opening_name("The Osk Depot opened in May."), opening_name("In May Osk Depot opened.")
+    ('Osk Depot', None)
+    """
+    head = sentence[4:] if sentence.startswith("The ") else sentence
+    names = capitalised_names(head)
+    return names[0] if names and head.startswith(names[0]) else None
+
+
 def resolve_it(text: str) -> str:
     """``text`` with a sentence-opening "It" written as the name the sentence before opens with.
 
@@ -139,10 +152,10 @@ def resolve_it(text: str) -> str:
             continue                     # "It was ... . It has ...": the same name again
         head = rest[4:] if rest.startswith("The ") else rest
         sentence = text[start + len(rest) - len(head):stop]
-        names = capitalised_names(sentence)
-        previous = names[0] if names and head.startswith(names[0]) else None
+        previous = opening_name(sentence)
         then = _SUBJECT_THEN if " " in (previous or "") else _ONE_WORD_THEN      # not "Back to the Future"
-        if previous and (not then.match(sentence[len(previous):]) or _other_thing(sentence[len(previous):], names[1:])
+        if previous and (not then.match(sentence[len(previous):])
+                         or _other_thing(sentence[len(previous):], capitalised_names(sentence)[1:])
                          or (" " not in previous and not _inside(previous, text)) or _a_person(previous, sentence)
                          or re.search(r"\b(?:it|itself)\b" if start == 0 else r"\b(?:it|its|itself)\b",
                                       sentence[len(previous):]) is not None):

@@ -12,11 +12,12 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from .coref import opening_name
 from .data.triple import Triple
 from .direction import (active_read_backwards, agent_read_backwards, other_agent, other_object,
                         passive_read_as_active, preposition_read_backwards, relative_read_backwards)
-from .names import (CALENDAR, FUNCTION_WORDS, candidate_names, capitalised_in, capitalised_names, is_name,
-                    looks_like_org, looks_like_person, lower_words, mentions, normalize_name, strip_title)
+from .names import (CALENDAR, FUNCTION_WORDS, candidate_names, capitalised_in, is_name, looks_like_org,
+                    looks_like_person, lower_words, mentions, normalize_name, strip_title)
 from .passages import require_document, split_sentences
 from .prompts import ENTITY_TYPES
 from .request import FALLBACK_RELATION, schema_relations
@@ -222,12 +223,12 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
 
     # "Osk built it": a later "it" or "its" may mean the document's topic, the name its first sentence
     # opens with, when that is not a person
-    topic = _topic(sentences[0]) if len(sentences) > 2 else None
+    topic = opening_name(sentences[0])
     typed = {subj: stype, obj: otype}
 
     def told(j: int, x: str) -> bool:
         return mentions(window(j), x) or (
-            j > 1 and x.casefold() == (topic or "").casefold() and typed[x] != "person"
+            j > 1 and topic is not None and x.casefold() == topic.casefold() and typed[x] != "person"
             and re.search(r"\b(?:it|its)\b", sentences[j], flags=re.I) is not None)
 
     def supports(j: int) -> bool:
@@ -252,13 +253,6 @@ def _judge_open(rec: dict, doc: dict, sentences: list[str]) -> Triple | str:
         if agent := other_agent(pred, sentences[i], subj, obj):
             return f"the sentence says {pred.split('_')[0]!r} by {agent!r}, neither {subj!r} nor {obj!r}"
     return Triple(subj, pred, obj, doc["id"], sentences[i], "", stype, otype)
-
-
-def _topic(first: str) -> str | None:
-    """The name a document's first sentence opens with (after "The"), else None."""
-    names = capitalised_names(first)
-    head = first[4:] if first.startswith("The ") else first
-    return names[0] if names and head.startswith(names[0]) else None
 
 
 def validate_triples(records: Iterable[dict], doc: dict, schema: Any = None
