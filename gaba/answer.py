@@ -17,13 +17,14 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx
 
 from . import prompts
-from .answer_kind import asks_one_relation, describes_no_other, relative_clause, type_mismatch, unmatched_numbers
+from .answer_kind import (asks_one_relation, described_noun, describes_no_other, relative_clause, type_mismatch,
+                          unmatched_numbers)
 from .checks import check_positive_int, check_text
 from .cooccurrence import COOCCURRENCE_RELATION
 from .embed import embed_texts
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts, unsupported_links
 from .graph import Fact, _check_facts, fact_sentence
-from .names import FUNCTION_WORDS, find_mentions
+from .names import FUNCTION_WORDS, find_mentions, whole_words
 from .relevance import _without
 from .words import word_stems
 
@@ -262,8 +263,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     entity and describes another with a relative clause (:func:`gaba.answer_kind.relative_clause`),
     the answer must not be the entity that clause describes: the one joined to the named entity by
     a fact sharing a word stem with the clause, or by the fact whose relation the embedding model
-    finds closest to it; and with the
-    entities' ``types`` too, those entities must fit its question word
+    finds closest to it, or one whose name holds the noun of the phrase the clause describes ("the
+    chandlery that ...", :func:`gaba.answer_kind.described_noun`); and with the entities' ``types`` too, those entities must fit its question word
     (:func:`gaba.answer_kind.type_mismatch`); and no sentence of the reply that cites no given fact
     may join an accepted entity to another, not a question entity, that no given fact joins it to
     (:func:`gaba.citation.unsupported_links`). An abstaining reply is accepted.
@@ -346,13 +347,22 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
                 nearest = touching[int((vectors[1:] @ vectors[0]).argmax())]
                 closest = nearest[2] if nearest[0] == q else nearest[0]
 
-            def described(a: str) -> bool:
+            # ... or, wherever it stands, an answer whose name holds the noun of the phrase the clause
+            # describes ("the chandlery that ...": "Velm Chandlery") when what is asked is of no such kind
+            noun = described_noun(question, clause)
+
+            def one_fact(a: str) -> bool:
                 return a == closest or any(said & set(word_stems(r.replace("_", " ")))
                                            for s, r, o in facts if {s, o} == {q, a})
 
-            if not (kept := tuple(a for a in reached if not described(a))):
+            def named_as(a: str) -> bool:
+                return noun is not None and re.search(whole_words(noun), a, flags=re.I) is not None
+
+            if not (kept := tuple(a for a in reached if not (one_fact(a) or named_as(a)))):
+                how = (f"one fact from {q}" if all(map(one_fact, reached))
+                       else f"a {noun} as the question describes")
                 return Grounding(False, f"the question describes an entity on the way from {q} (... {clause}), and "
-                                 f"{', '.join(reached)}, one fact from {q}, is that entity, not what is asked of it", cited,
+                                 f"{', '.join(reached)}, {how}, is that entity, not what is asked of it", cited,
                                  described=reached, clause=clause)
             reached = kept
         if question and types is not None and (why := type_mismatch(question, {a: types.get(a) for a in reached})):

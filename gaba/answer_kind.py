@@ -14,7 +14,7 @@ from .names import FUNCTION_WORDS, NAME_RUN, whole_words
 
 __all__ = ["EXCLUDED_TYPES", "question_word", "type_mismatch", "numbers", "unmatched_numbers",
            "asks_one_relation", "relative_clause", "describes_no_other", "rest_of_question", "described_phrase",
-           "the_one", "innermost_clause"]
+           "described_noun", "the_one", "innermost_clause"]
 
 _NOT_A_NAME = frozenset({"person", "org", "place"})
 #: Question word -> the entity types that cannot answer it.
@@ -264,6 +264,26 @@ def described_phrase(question: str, clause: str) -> str | None:
     if _ASKS_IT.fullmatch(question[:start]):
         return None
     return " ".join(question[the:end].split()).rstrip("?").rstrip()
+
+
+def described_noun(question: str, clause: str) -> str | None:
+    """The head noun of the phrase "the <noun> [that] <clause>" with which ``question`` describes an
+    entity on the way, when the question writes that noun nowhere before the phrase: an answer whose
+    name holds it ("Velm Chandlery") is of the kind described, not of the kind asked. Else None.
+
+    >>> described_noun("Who owns the chandlery that buys wax from Osk?", "buys wax from Osk?")
+    'chandlery'
+    >>> described_noun("Which firm owns the firm that buys wax from Osk?", "buys wax from Osk?")
+    """
+    if (at := _phrase(question, clause)) is None:
+        return None
+    the, start, _ = at
+    words = re.findall(r"[\w'\u2019-]+", question[the:start])[1:]
+    if words and words[-1].casefold() in _CLAUSE_OPENERS:
+        words.pop()
+    if not words or re.search(whole_words(words[-1]), question[:the], flags=re.I):
+        return None
+    return words[-1].casefold()
 
 
 def the_one(phrase: str, clause: str) -> str | None:

@@ -271,6 +271,29 @@ def test_rest_of_question_reads_only_a_described_phrase_it_can_replace():
     assert rest_of_question(QUESTION, "not in it", MIDDLE) is None
 
 
+def test_an_answer_named_as_the_kind_a_clause_describes_is_refused_wherever_it_stands(scripted):
+    """"the chandlery that gets its wax from Ada Brill's cooperative" lies two facts from Ada Brill;
+    an answer whose name holds "chandlery" is that entity, not its owner, and the rest is asked."""
+    G = nx.MultiDiGraph()
+    chain = [("Ada Brill", "runs", "Osk Cooperative"), ("Velm Chandlery", "buys_wax_from", "Osk Cooperative"),
+             ("Tam Rook", "owns", "Velm Chandlery")]
+    for f in chain:
+        _add(G, *f, f"{gg.fact_sentence(f)[:-1]}, the paper says.")
+    question = "Who owns the chandlery that gets its wax from Ada Brill's cooperative?"
+    assert rag.clause_step(question, G) is None                  # a possessive: the whole question first
+    scripted.replies.extend([_reply(*chain[:2], answer="Velm Chandlery"), _reply(chain[2], answer="Tam Rook")])
+    t = rag.graph_rag_trace(question, G)
+    first, rest = t["steps"]
+    assert first["grounding"].described == ("Velm Chandlery",) and "a chandlery as the question describes" in (
+        first["grounding"].reason)
+    assert rest["question"] == "Who owns Velm Chandlery?" and t["answer"] == "Tam Rook"
+    # an answer of the kind asked is kept, the noun written before the phrase too
+    from gaba.answer import check_grounding
+    ok = check_grounding(_reply(*chain[:2], answer="Velm Chandlery"), chain, ["Ada Brill"], hops=3,
+                         question="Which chandlery buys from the chandlery that Ada Brill supplies?")
+    assert "chandlery as the question describes" not in ok.reason
+
+
 def test_a_clause_is_found_again_whatever_the_spacing_of_the_question():
     from gaba.answer_kind import describes_no_other, relative_clause, rest_of_question
 
