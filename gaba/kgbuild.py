@@ -18,7 +18,7 @@ from .data.news import load_documents
 from .data.triple import Triple
 from .extract import extract_corpus
 from .kgfile import edge_relation, edge_rows
-from .names import SENTENCE_START, TITLES, UPPER, candidate_names, common_openers, strip_title
+from .names import ALL_TITLES, SENTENCE_START, TITLES, UPPER, candidate_names, common_openers, strip_title
 from .request import prompt_version, schema_relations
 
 
@@ -30,7 +30,8 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
 
     ``documents`` default to the news snippets; ``schema=None`` is open extraction; ``cooccurrence``
     (default: open mode) also links names sharing a sentence. A word the texts capitalise only to
-    open a sentence and also write in lowercase ("Chief executive ...") is no name: its facts go.
+    open a sentence and also write in lowercase ("Chief executive ...") is no name, nor is a title on
+    its own ("Chief"): their facts go.
     Edges go subject -> object, key = relation, with ``doc_id``, ``evidence`` and ``sources``;
     ``G.graph`` records the run. A bad document raises DocumentError before any model call.
 
@@ -44,7 +45,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     ex = extract_corpus(docs, schema=schema, cache_dir=cache_dir, rebuild=rebuild, progress=progress,
                         concurrency=concurrency)
     openers = common_openers(d["text"] for d in docs)
-    kept = [t for t in ex.triples if t.subject not in openers and t.object not in openers]
+    kept = [t for t in ex.triples if not (_no_name(t.subject, openers) or _no_name(t.object, openers))]
     names = sorted({t.subject for t in kept} | {t.object for t in kept})
     table = reconcile_entities(names, docs, extended_titles=schema is None, types=_name_types(kept))
     triples = apply_aliases(kept, table)
@@ -57,7 +58,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         used = {m.casefold() for n in names for m in (n, table.get(n, n))}
         raw = [r for d in docs for r in cooccurrence_triples(
             d, [n for n in candidate_names(d["text"])
-                if n not in openers and (" " in n or n.casefold() in used)])]
+                if not _no_name(n, openers) and (" " in n or n.casefold() in used)])]
         extra = reconcile_entities(sorted({r.subject for r in raw} | {r.object for r in raw}), docs,
                                    extended_titles=schema is None)
         for r in apply_aliases(raw, {**extra, **table}):
@@ -100,6 +101,13 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         warnings.warn(f"{what} could not be extracted and are missing from the graph: {failures}",
                       stacklevel=2)
     return G
+
+
+def _no_name(name: str, openers: frozenset[str]) -> bool:
+    """Whether ``name`` names no one: a word the texts capitalise only to open a sentence
+    (:func:`gaba.names.common_openers`), or a title on its own ("Chief" of "Chief executive Ann Lee
+    said ...", :data:`gaba.names.ALL_TITLES`)."""
+    return name in openers or (" " not in name.strip() and name.strip().rstrip(".").lower() in ALL_TITLES)
 
 
 def _name_types(triples) -> dict[str, str]:

@@ -242,6 +242,22 @@ def test_a_word_capitalised_only_to_open_a_sentence_is_no_name(tmp_path, monkeyp
     assert G.has_edge("Ysolde Prane", "Morrow Lantern Guild")
 
 
+def test_a_title_on_its_own_is_no_name(tmp_path, monkeypatch):
+    # "Chief" opens the only sentence that writes it, and the texts never write "chief" in lowercase,
+    # so it is no common opener; as a title on its own it still names no one
+    docs = [{"id": "t1", "text": "Chief executive Ysolde Prane said the Morrow Lantern Guild would close."},
+            {"id": "t2", "text": "Ysolde Prane lives in Harrowick."}]
+    facts = {"Chief executive": [{"sentence": 1, "subject": "Chief", "predicate": "executive", "object": "Ysolde Prane",
+                                  "subject_type": "person", "object_type": "person"},
+                                 {"sentence": 1, "subject": "Ysolde Prane", "predicate": "said",
+                                  "object": "Morrow Lantern Guild", "subject_type": "person", "object_type": "org"}],
+             "Harrowick": [{"sentence": 1, "subject": "Ysolde Prane", "predicate": "lives in",
+                            "object": "Harrowick", "subject_type": "person", "object_type": "place"}]}
+    G = build_knowledge_graph(docs, cache_dir=_scripted_cache(tmp_path, monkeypatch, facts), progress=False)
+    assert "Chief" not in G                                      # neither the model's edge nor the rule's
+    assert G.has_edge("Ysolde Prane", "Morrow Lantern Guild") and G.has_edge("Ysolde Prane", "Harrowick")
+
+
 def test_a_description_that_refers_back_to_a_name_is_read_as_the_name(tmp_path, monkeypatch):
     from gaba.coref import resolve_descriptions
 
