@@ -264,8 +264,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     the answer must not be the entity that clause describes: the one joined to the named entity by
     a fact sharing a word stem with the clause, or by the fact whose relation the embedding model
     finds closest to it, or one whose name holds the noun of the phrase the clause describes ("the
-    chandlery that ...", :func:`gaba.answer_kind.described_noun`); and with the entities' ``types`` too, those entities must fit its question word
-    (:func:`gaba.answer_kind.type_mismatch`); and no sentence of the reply that cites no given fact
+    chandlery that ...", :func:`gaba.answer_kind.described_noun`); and with the entities' ``types``
+    too, those entities must fit its question word (:func:`gaba.answer_kind.type_mismatch`); and no sentence of the reply that cites no given fact
     may join an accepted entity to another, not a question entity, that no given fact joins it to
     (:func:`gaba.citation.unsupported_links`). An abstaining reply is accepted.
 

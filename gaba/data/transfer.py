@@ -20,8 +20,8 @@ WIKIPEDIA = "wikipedia"
 HELD_OUT = ("music", "food", "space", "rail", "health", "ports", "courts", "stage", "energy", "aviation",
             "museums", "vineyards", "ferries")
 #: Collections written after the method by a helper that read none of its code (zoos and textiles
-#: before its last two changes, architecture and beekeeping after them; architecture's findings were
-#: then fixed, beekeeping is the one measured after every change) (``heldout_transfer.py --fresh``).
+#: before its last two changes, architecture and beekeeping after them; what each of these two showed
+#: was in part fixed after it was measured) (``heldout_transfer.py --fresh``).
 FRESH = ("zoos", "textiles", "architecture", "beekeeping")
 
 
