@@ -358,9 +358,9 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
             def named_as(a: str) -> bool:
                 return noun is not None and re.search(whole_words(noun), a, flags=re.I) is not None
 
-            if not (kept := tuple(a for a in reached if not (one_fact(a) or named_as(a)))):
-                how = (f"one fact from {q}" if all(map(one_fact, reached))
-                       else f"a {noun} as the question describes")
+            near_q = {a: one_fact(a) for a in reached}
+            if not (kept := tuple(a for a in reached if not (near_q[a] or named_as(a)))):
+                how = f"one fact from {q}" if all(near_q.values()) else f"a {noun} as the question describes"
                 return Grounding(False, f"the question describes an entity on the way from {q} (... {clause}), and "
                                  f"{', '.join(reached)}, {how}, is that entity, not what is asked of it", cited,
                                  described=reached, clause=clause)
