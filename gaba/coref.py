@@ -8,8 +8,8 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 
-from .names import (ALL_TITLES, FUNCTION_WORDS, PRONOUNS, UPPER, _END_MARK, capitalised_names, looks_like_person,
-                    whole_words)
+from .names import (ALL_TITLES, FUNCTION_WORDS, PRONOUNS, SENTENCE_START, UPPER, _END_MARK, capitalised_names,
+                    looks_like_person, whole_words)
 
 
 #: What follows a person's name where a biography opens: "(born 1950)", "(1882 - 1952)", "was born".
@@ -160,6 +160,93 @@ def resolve_it(text: str) -> str:
                          or re.search(r"\b(?:it|itself)\b" if start == 0 else r"\b(?:it|its|itself)\b",
                                       sentence[len(previous):]) is not None):
             previous = None
+    out.append(text[last:])
+    return "".join(out)
+
+
+#: "His"/"Her" opening a sentence before a lowercase word: "His biggest customer is ...", but not
+#: before a name in apposition ("Her deputy, Bo Chan, will ..."): that sentence is about Bo Chan.
+_POSSESSIVE = re.compile(r"(?:His|Her)\s+(?=[a-z])(?!(?:[a-z][\w-]*\s+)?[a-z][\w-]*,?\s+" + UPPER + r")")
+#: Evidence in a sentence that a name is a person's: ", who ..." or a bracket with a year after it.
+_PERSON_AFTER = re.compile(r"\s*(?:,\s*who\b|\([^)]*\b\d{4}\b)")
+#: Before a name, a role in lowercase ("chief executive Ann Lee", "the cellist Bo Chan"): a word that
+#: is no function word and does not end like a verb's past or present form ("hired", "signs").
+_ROLE_BEFORE = re.compile(r"\b(?!(?:" + "|".join(sorted(FUNCTION_WORDS)) + r")\s)[a-z]+(?<![ds])\s+$")
+#: After a subject, another name joined to it: "Ann Lee and Bo Chan ...", "Ann Lee, Bo Chan ...".
+_JOINED = re.compile(r"\s*(?:,|and\b|&)\s*" + UPPER)
+#: Before a name, a word that makes it a place or a thing: "at Osk Park", "from Osk Water", "the Osk".
+_PLACE_BEFORE = re.compile(r"\b(?:at|in|into|from|near|the|The)\s+$")
+
+
+def _person(name: str, text: str, *, subject: bool = False) -> bool:
+    """Whether ``name`` may be a person's: two or three capitalised words, no organisation word, never
+    written after "at", "in", "from", "near" or "the"; or one word that ends such a name in ``text``
+    ("Brack" after "Lavinia Brack") or, with ``subject=True``, opens a sentence and is written inside
+    one too ("King Aldemar founded ... Aldemar was crowned ...", not "Bread is sold.")."""
+    found = list(re.finditer(re.escape(name) + r"\b", text))
+    if any(_PLACE_BEFORE.search(text, 0, m.start()) for m in found):
+        return False
+    if " " not in name:
+        return ((subject and any(not SENTENCE_START.search(text, 0, m.start()) for m in found))
+                or any(n.endswith(" " + name) and _person(n, text) for n in capitalised_names(text)))
+    return looks_like_person(name)
+
+
+def _sentence_person(sentence: str, text: str) -> str | None | bool:
+    """The person ``sentence`` is about: the one name it marks as a person's (a lowercase role before
+    it, ", who ..." or "(born 1950)" after it), else its subject when that may be a person and is
+    not one of several ("Ann Lee and Bo Chan ..."), else the one name that may be. None when it
+    names nobody who may be a person, False when it is unclear."""
+    names = [n for n in capitalised_names(sentence) if n.casefold() not in PRONOUNS]
+    before = sentence[:sentence.find(names[0])].split() if names else ["the"]
+    subject = (not {w.casefold() for w in before} & FUNCTION_WORDS and _person(names[0], text, subject=True)
+               and not _JOINED.match(sentence, sentence.find(names[0]) + len(names[0])))
+    people = [n for n in names if _person(n, text) or (subject and n == names[0])]
+    if not people:
+        return None
+    marked = {n for n in people for m in re.finditer(re.escape(n), sentence)
+              if _PERSON_AFTER.match(sentence, m.end()) or _ROLE_BEFORE.search(sentence, 0, m.start())}
+    if len(marked) == 1:
+        return marked.pop()
+    if not marked and subject:
+        return names[0]                              # the subject ("Cellist Ann Lee has signed ...")
+    return people[0] if len(people) == 1 and not marked else False
+
+
+def resolve_possessive(text: str) -> str:
+    """``text`` with a sentence-opening "His"/"Her" written as the person's name it stands for.
+
+    "His biggest customer is Osk Freight." says whose customer only through the sentences before;
+    read alone (as a small model reads a fact), it names no one. The person is the one an earlier
+    sentence is about (see :func:`_sentence_person`), looking back past sentences that name nobody
+    who may be a person and past those that open with "He", "She", "His" or "Her" themselves; when
+    the nearest sentence that names people leaves it unclear which, nothing is changed. Nor is it
+    when the sentence names nothing else (no fact to gain) or names someone in apposition ("Her
+    deputy, Bo Chan, will ..." is about Bo Chan).
+
+    >>> resolve_possessive("Ann Lee runs a bakery. Bread is sold. Her main client is Osk Hotels.")
+    "Ann Lee runs a bakery. Bread is sold. Ann Lee's main client is Osk Hotels."
+    >>> resolve_possessive("Ann Lee runs a bakery. Her partner, Bo Chan, bakes.")   # about Bo Chan
+    'Ann Lee runs a bakery. Her partner, Bo Chan, bakes.'
+    >>> resolve_possessive("The firm hired Ann Lee and Bo Chan. His main task is sales.")   # which?
+    'The firm hired Ann Lee and Bo Chan. His main task is sales.'
+    """
+    ends = list(_IT_SENTENCE_END.finditer(text))
+    starts = [0] + [m.end() for m in ends]
+    sentences = [text[a:b] for a, b in zip(starts, [m.start() for m in ends] + [len(text)])]
+    out, last = [], 0
+    for i, (start, sentence) in enumerate(zip(starts, sentences)):
+        if not (m := _POSSESSIVE.match(sentence)) or not capitalised_names(sentence[m.end():]):
+            continue                                  # no name for a fact to link the person to
+        person = None
+        for earlier in reversed(sentences[:i]):
+            if re.match(r"(?:He|She|His|Her)\b", earlier):
+                continue                              # the same person, named further back
+            if (person := _sentence_person(earlier, text)) is not None:
+                break
+        if person:
+            out.append(text[last:start] + person + "'s ")
+            last = start + m.end()
     out.append(text[last:])
     return "".join(out)
 
