@@ -259,7 +259,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     a cited fact, or past an entity a cited fact is about. With the ``question``, every number it
     writes must be written in a given fact or its evidence (:func:`gaba.answer_kind.unmatched_numbers`);
     when it asks one relation of its entities (:func:`gaba.answer_kind.asks_one_relation`), a given
-    fact or a source sentence of one must join the answer to a question entity; when it names one
+    fact or a source sentence of one must join the answer to a question entity (the sentence of a
+    co-occurrence only when it names every question entity and writes a word of the question); when it names one
     entity and describes another with a relative clause (:func:`gaba.answer_kind.relative_clause`),
     the answer must not be the entity that clause describes: the one joined to the named entity by
     a fact sharing a word stem with the clause, or by the fact whose relation the embedding model
@@ -317,12 +318,19 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     told = [f for f in facts if f[1] != COOCCURRENCE_RELATION]     # a co-occurrence names no relation
 
     def joined(a: str) -> bool:
-        """A given fact that names a relation, or a source sentence of one, joins a question entity to ``a``."""
+        """A given fact that names a relation, or a source sentence of one, joins a question entity to
+        ``a``; or the source sentence of a co-occurrence names ``a``, every question entity and a word
+        of the question ("re-elected Ann Lee as its president" for "Who presides over ...?")."""
         if any({s, o} == {q, a} for s, _, o in told for q in entities):
             return True
-        at_a, at_q = _name_patterns(a, aliases), [p for q in entities for p in _name_patterns(q, aliases)]
-        return any(any(re.search(p, t) for p in at_a) and any(re.search(p, t) for p in at_q)
-                   for t in {t.casefold() for f in told for t in (evidence or {}).get(f, ())})
+        at_a, at_q = _name_patterns(a, aliases), [_name_patterns(q, aliases) for q in entities]
+        if any(any(re.search(p, t) for p in at_a) and any(re.search(p, t) for ps in at_q for p in ps)
+               for t in {t.casefold() for f in told for t in (evidence or {}).get(f, ())}):
+            return True
+        asked = set(word_stems(_without(question or "", names)))
+        return any(any(re.search(p, t) for p in at_a) and all(any(re.search(p, t) for p in ps) for ps in at_q)
+                   and asked & set(word_stems(_without(t, [a, *names])))
+                   for t in {t.casefold() for f in facts if f not in told for t in (evidence or {}).get(f, ())})
 
     grades = {a: grade(a) for a in named}
     if reached := tuple(a for a in named if grades[a]):

@@ -559,6 +559,25 @@ def test_a_co_occurrence_does_not_answer_a_question_of_one_relation():
                            question="Who was Ivo Tarn married to?").accepted
 
 
+def test_a_co_occurrence_whose_sentence_says_the_relation_asked_answers_it():
+    """Before: "The Pesk Guild has re-elected Ada Lusk as its president." was only a co-occurrence (the
+    extractor found no relation there), so "Who presides over the Pesk Guild?" was refused."""
+    facts = [("Pesk Guild", "mentioned_with", "Ada Lusk"), ("Pesk Guild", "based_in", "Tarn")]
+    reply = used(facts[0], answer="Ada Lusk")
+    said = {facts[0]: ["The Pesk Guild has re-elected Ada Lusk as its president."]}
+    assert check_grounding(reply, facts, ["Pesk Guild"], hops=3, evidence=said,
+                           question="Who presides over the Pesk Guild?").accepted
+    # a sentence that writes no word of the question, or leaves out one of its entities, does not join them
+    other = {facts[0]: ["The Pesk Guild and Ada Lusk opened a shop."]}
+    assert not check_grounding(reply, facts, ["Pesk Guild"], hops=3, evidence=other,
+                               question="Who presides over the Pesk Guild?").accepted
+    two = [*facts, ("Tarn", "mentioned_with", "Ada Lusk")]
+    said = {two[2]: ["Ada Lusk presides over a club in Tarn."]}
+    g = check_grounding(used(two[2], answer="Ada Lusk"), two, ["Pesk Guild", "Tarn"], hops=3, evidence=said,
+                        question="Who presides over the Pesk Guild in Tarn?")
+    assert not g.accepted and "no given fact or source sentence joins Ada Lusk" in g.reason
+
+
 def test_a_question_that_describes_an_entity_is_not_answered_by_that_entity():
     # "Who runs the yard that Osk Freight bought from?" answered "Pell Yard": the yard the question
     # describes, one fact from Osk Freight, not what it asks of the yard
