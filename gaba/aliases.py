@@ -23,8 +23,10 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
                        types: Mapping[str, str] | None = None) -> dict[str, str]:
     """Build an alias table: every surface form -> its canonical (longest) name.
 
-    A name that begins (else ends) exactly one longer name is its alias; an ambiguous name, or one
-    of only :data:`~gaba.names.ORG_WORDS`, stays itself. ``documents`` add their capitalised names
+    A name that begins (else ends) exactly one longer name is its alias, else an organisation's name
+    with middle words left out ("Osk Trust" for "Osk Rowing Trust": first and last word kept, the
+    last one of :data:`~gaba.names.ORG_WORDS`); an ambiguous name, or one of only those words, stays
+    itself. ``documents`` add their capitalised names
     and the acronyms they define ("the Northern Health Authority (NHA)"). ``types`` (name -> entity
     type, as extracted) keep a place apart from a name of another type or of none: the town
     "Dunmere" is no short form of "Dunmere Trust", nor of "Dunmere School of Art" when no kept fact
@@ -77,6 +79,11 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
                 longer = [c for c in longer if toks[c][len(t)] not in ("&", "and")]
             prefix = {canon[c] for c in longer}
             only = prefix or suffix                 # a prefix match first, else a suffix match
+            # else "Veldhollow Trust" for "Veldhollow Conservation Trust": an organisation's name with
+            # words left out of its middle, its first and last word kept
+            if not only and len(t) >= 2 and t[-1] in ORG_WORDS:
+                only = {canon[c] for c in ends.get(t[-1:], ()) if toks[c][0] == t[0] and fits(c)
+                        and _in_order(t[1:-1], toks[c][1:-1])}
             canon[k] = only.pop() if len(only) == 1 else k
         for j in range(1, len(t)):
             starts[t[:j]].append(k)
@@ -108,6 +115,12 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
         if k in extracted or canon[k] in used_canon:
             table.setdefault(display[k], display[canon[k]])
     return table
+
+
+def _in_order(words: tuple, longer: tuple) -> bool:
+    """Whether ``words`` are words of ``longer`` in the same order."""
+    it = iter(longer)
+    return all(w in it for w in words)
 
 
 #: A name, "of" or "of the", and a second name: "Judge Ann Lee of the Tarrow Court".

@@ -882,3 +882,16 @@ def test_a_sentence_that_opens_with_his_or_her_gets_the_person_s_name(scripted, 
 ])
 def test_his_or_her_is_left_alone_when_the_person_is_unclear_or_nothing_is_gained(text):
     assert coref.resolve_possessive(text) == text
+
+
+def test_an_organisation_named_without_its_middle_words_is_the_longer_name():
+    """Before: "Veldhollow Trust" (the chair's news item) and "Veldhollow Conservation Trust" (the
+    grant's) were two nodes, so the trust's chair was no fact about the trust that gave the grant."""
+    table = reconcile_entities(["Tarn Trust", "Tarn Rowing Trust", "Ann Lee", "Pesk Bank", "Pesk Farm Bank",
+                                "Pesk City Bank", "Orrel Park", "Orrel Safari Park", "Ivo Tarn", "Ivo Bo Tarn"])
+    assert table["Tarn Trust"] == "Tarn Rowing Trust"
+    assert table["Pesk Bank"] == "Pesk Bank"              # two longer banks: which?
+    assert table["Orrel Park"] == "Orrel Park"            # "Park" is no organisation word
+    assert table["Ivo Tarn"] == "Ivo Tarn"                # nor is a person's surname
+    # a prefix match still comes first: "Tarn Rowing" is the trust, not a middle-less name
+    assert reconcile_entities(["Tarn Rowing", "Tarn Rowing Trust"])["Tarn Rowing"] == "Tarn Rowing Trust"
