@@ -24,7 +24,7 @@ from .cooccurrence import COOCCURRENCE_RELATION
 from .embed import embed_texts
 from .citation import _ANSWER_LINE, _name_patterns, _text, cited_facts, unsupported_links
 from .graph import Fact, _check_facts, fact_sentence
-from .names import FUNCTION_WORDS, find_mentions, whole_words
+from .names import FUNCTION_WORDS, find_mentions, inside_longer_name, whole_words
 from .relevance import _without
 from .words import word_stems
 
@@ -254,7 +254,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     """Accept an answer only when the facts it cites connect it to the question; else say why not.
 
     The reply must cite a given fact, and its answer must name an entity of the given facts (or one
-    of its ``aliases``, or a capitalised short form that opens its name), other than the question's
+    of its ``aliases``, not written inside a longer name, or a capitalised short form that opens its
+    name), other than the question's
     ``entities``, that a path of at most ``hops`` given facts reaches from a question entity through
     a cited fact, or past an entity a cited fact is about. With the ``question``, every number it
     writes must be written in a given fact or its evidence (:func:`gaba.answer_kind.unmatched_numbers`);
@@ -293,7 +294,8 @@ def check_grounding(reply: str, facts: Iterable[Fact], entities: Sequence[str], 
     # a name counts where the answer writes it, not inside a longer name it writes: "Marlowe" (Edda
     # Marlowe) is not named by "Marlowe & Pryce"
     surfaces = {s.casefold(): n for n in g for s in aliases.get(n, ())} | {n.casefold(): n for n in g}
-    said = {surfaces[p] for *_, p in find_mentions(answer.casefold(), surfaces)}
+    said = {surfaces[p] for a, b, p in find_mentions(answer.casefold(), surfaces)
+            if p == surfaces[p].casefold() or not inside_longer_name(answer, a, b)}
     named = [c for c in sorted(set(g) - set(entities)) if c in said or _opens(answer, [c, *aliases.get(c, ())])]
     if not named:
         return Grounding(False, "the answer names no entity of the given facts other than the question's", cited)

@@ -148,6 +148,22 @@ def mentions(sentence: str, name: str) -> bool:
                if len(t) >= 3 and t not in ORG_WORDS and t not in FUNCTION_WORDS)
 
 
+def inside_longer_name(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is written inside a longer name: a capitalised word that is no
+    function word or title stands right before or after it.
+
+    >>> text = "Ines Marrowby, Dr. Marrowby"
+    >>> inside_longer_name(text, 5, 13), inside_longer_name(text, 19, 27)
+    (True, False)
+    """
+    if len(text.casefold()) != len(text):          # offsets found in the casefolded text would move
+        return False
+    word = UPPER + r"[\w'\u2019-]*"
+    before = re.search(r"(" + word + r")\s+$", text[:start])
+    after = re.match(r"\s+(" + word + r")", text[end:])
+    return any(m is not None and m.group(1).rstrip(".").casefold() not in FUNCTION_WORDS | ALL_TITLES
+               for m in (before, after))
+
 def is_name(name: str) -> bool:
     """Whether ``name`` can name an entity: it has a capital or a digit, is no pronoun, no word of
     :data:`NOT_NAMES` alone, and no organisation word alone ("University", "the Bank": part of a

@@ -642,3 +642,16 @@ def test_a_clause_without_its_relative_word_describes_an_entity_too():
     g = check_grounding(used(facts[0], answer="Pell Albion"), facts, ["Ana Rusk"], hops=3, question=q)
     assert not g.accepted and g.reason.startswith("the question describes an entity on the way from Ana Rusk")
     assert check_grounding(used(facts[0], facts[1], answer="Bo Chan"), facts, ["Ana Rusk"], hops=3, question=q).accepted
+
+
+def test_a_short_form_inside_a_longer_name_names_nothing():
+    """Before: "Ines Marrowby", a person no given fact names, was accepted as "Marrowby Studio",
+    whose short form "Marrowby" the answer writes inside her name."""
+    facts = [("Norra Bio", "based_in", "Eastby")]
+    aliases = {"Norra Bio": ["Norra"]}
+    reply = used(facts[0], answer="Ivo Norra")
+    g = check_grounding(reply, facts, ["Eastby"], aliases=aliases)
+    assert not g.accepted and g.reason == "the answer names no entity of the given facts other than the question's"
+    # the short form alone, after a title or an article, or the whole name: named
+    for answer in ("Norra", "Dr. Norra", "the Norra", "Norra Bio"):
+        assert check_grounding(used(facts[0], answer=answer), facts, ["Eastby"], aliases=aliases).accepted, answer
