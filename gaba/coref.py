@@ -167,6 +167,8 @@ def resolve_it(text: str) -> str:
 #: "His"/"Her" opening a sentence before a lowercase word: "His biggest customer is ...", but not
 #: before a name in apposition ("Her deputy, Bo Chan, will ..."): that sentence is about Bo Chan.
 _POSSESSIVE = re.compile(r"(?:His|Her)\s+(?=[a-z])(?!(?:[a-z][\w-]*\s+)?[a-z][\w-]*,?\s+" + UPPER + r")")
+#: How many sentences back :func:`resolve_possessive` looks for the person.
+_LOOK_BACK = 4
 #: Evidence in a sentence that a name is a person's: ", who ..." or a bracket with a year after it.
 _PERSON_AFTER = re.compile(r"\s*(?:,\s*who\b|\([^)]*\b\d{4}\b)")
 #: Before a name, a role in lowercase ("chief executive Ann Lee", "the cellist Bo Chan"): a word that
@@ -178,17 +180,25 @@ _JOINED = re.compile(r"\s*(?:,|and\b|&)\s*" + UPPER)
 _PLACE_BEFORE = re.compile(r"\b(?:at|in|into|from|near|the|The)\s+$")
 
 
+@functools.lru_cache(maxsize=8)
+def _names_in(text: str) -> tuple[str, ...]:
+    """:func:`gaba.names.capitalised_names` of a whole text, worked out once for all its sentences."""
+    return tuple(capitalised_names(text))
+
+
+@functools.lru_cache(maxsize=4096)
 def _person(name: str, text: str, *, subject: bool = False) -> bool:
     """Whether ``name`` may be a person's: two or three capitalised words, no organisation word, never
     written after "at", "in", "from", "near" or "the"; or one word that ends such a name in ``text``
     ("Brack" after "Lavinia Brack") or, with ``subject=True``, opens a sentence and is written inside
     one too ("King Aldemar founded ... Aldemar was crowned ...", not "Bread is sold.")."""
-    found = list(re.finditer(re.escape(name) + r"\b", text))
-    if any(_PLACE_BEFORE.search(text, 0, m.start()) for m in found):
+    found = [m.start() for m in re.finditer(re.escape(name) + r"\b", text)]
+    # the few characters before each mention are enough (a search from 0 would make a long text slow)
+    if any(_PLACE_BEFORE.search(text, max(0, at - 40), at) for at in found):
         return False
     if " " not in name:
-        return ((subject and any(not SENTENCE_START.search(text, 0, m.start()) for m in found))
-                or any(n.endswith(" " + name) and _person(n, text) for n in capitalised_names(text)))
+        return ((subject and any(not SENTENCE_START.search(text, max(0, at - 40), at) for at in found))
+                or any(n.endswith(" " + name) and _person(n, text) for n in _names_in(text)))
     return looks_like_person(name)
 
 
@@ -218,11 +228,11 @@ def resolve_possessive(text: str) -> str:
 
     "His biggest customer is Osk Freight." says whose customer only through the sentences before;
     read alone (as a small model reads a fact), it names no one. The person is the one an earlier
-    sentence is about (see :func:`_sentence_person`), looking back past sentences that name nobody
-    who may be a person and past those that open with "He", "She", "His" or "Her" themselves; when
-    the nearest sentence that names people leaves it unclear which, nothing is changed. Nor is it
-    when the sentence names nothing else (no fact to gain) or names someone in apposition ("Her
-    deputy, Bo Chan, will ..." is about Bo Chan).
+    sentence is about (see :func:`_sentence_person`), looking back at most four sentences, past those
+    that name nobody who may be a person and past those that open with "He", "She", "His" or "Her"
+    themselves; when the nearest sentence that names people leaves it unclear which, nothing is
+    changed. Nor is it when the sentence names nothing else (no fact to gain) or names someone in
+    apposition ("Her deputy, Bo Chan, will ..." is about Bo Chan).
 
     >>> resolve_possessive("Ann Lee runs a bakery. Bread is sold. Her main client is Osk Hotels.")
     "Ann Lee runs a bakery. Bread is sold. Ann Lee's main client is Osk Hotels."
@@ -239,7 +249,7 @@ def resolve_possessive(text: str) -> str:
         if not (m := _POSSESSIVE.match(sentence)) or not capitalised_names(sentence[m.end():]):
             continue                                  # no name for a fact to link the person to
         person = None
-        for earlier in reversed(sentences[:i]):
+        for earlier in reversed(sentences[max(0, i - _LOOK_BACK):i]):
             if re.match(r"(?:He|She|His|Her)\b", earlier):
                 continue                              # the same person, named further back
             if (person := _sentence_person(earlier, text)) is not None:

@@ -895,3 +895,16 @@ def test_an_organisation_named_without_its_middle_words_is_the_longer_name():
     assert table["Ivo Tarn"] == "Ivo Tarn"                # nor is a person's surname
     # a prefix match still comes first: "Tarn Rowing" is the trust, not a middle-less name
     assert reconcile_entities(["Tarn Rowing", "Tarn Rowing Trust"])["Tarn Rowing"] == "Tarn Rowing Trust"
+
+
+def test_his_or_her_in_a_long_document_is_not_quadratic():
+    """Before: every mention of a name searched the text from its start, and every name the whole
+    text's names: a document of 800 sentences with a "His" in every fourth took about 58 s."""
+    import time
+
+    text = ("Ann Lee runs Osk Mill in Pesk. Lee said sales rose. Tarn Bank lent money. "
+            "His main client is Bo Chan. ") * 800
+    t0 = time.perf_counter()
+    out = coref.resolve_possessive(text)
+    assert time.perf_counter() - t0 < 10
+    assert out.count("Lee's main client is Bo Chan.") == 800
