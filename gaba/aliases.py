@@ -59,6 +59,7 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
     # a scan of every name for every name: 40,000 names took minutes)
     starts: dict[tuple, list[str]] = defaultdict(list)
     ends: dict[tuple, list[str]] = defaultdict(list)
+    outer: dict[tuple, list[str]] = defaultdict(list)      # by first and last word: "Osk Rowing Trust"
     for k in order:
         t = toks[k]
         if not t or all(w in ORG_WORDS for w in t):   # "Group" alone names no one
@@ -82,12 +83,14 @@ def reconcile_entities(names: Iterable[str], documents: Any = None, *, extended_
             # else "Veldhollow Trust" for "Veldhollow Conservation Trust": an organisation's name with
             # words left out of its middle, its first and last word kept
             if not only and len(t) >= 2 and t[-1] in ORG_WORDS:
-                only = {canon[c] for c in ends.get(t[-1:], ()) if toks[c][0] == t[0] and fits(c)
+                only = {canon[c] for c in outer.get((t[0], t[-1]), ()) if len(toks[c]) > len(t) and fits(c)
                         and _in_order(t[1:-1], toks[c][1:-1])}
             canon[k] = only.pop() if len(only) == 1 else k
         for j in range(1, len(t)):
             starts[t[:j]].append(k)
             ends[t[-j:]].append(k)
+        if len(t) >= 3:
+            outer[(t[0], t[-1])].append(k)
     # "Judge Ann Lee of the Tarrow Court" is Ann Lee, when the model also names her on her own
     extracted = {normalize_name(n).lower() for n in names}
     named = {canon[e] for e in extracted if e in canon}      # entities the model named somewhere
