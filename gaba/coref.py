@@ -124,6 +124,12 @@ def opening_name(sentence: str) -> str | None:
     return names[0] if names and head.startswith(names[0]) else None
 
 
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each sentence of ``text``, split where :data:`_IT_SENTENCE_END` ends one."""
+    ends = list(_IT_SENTENCE_END.finditer(text))
+    return list(zip([0] + [m.end() for m in ends], [m.start() for m in ends] + [len(text)]))
+
+
 def resolve_it(text: str) -> str:
     """``text`` with a sentence-opening "It" written as the name the sentence before opens with.
 
@@ -143,8 +149,7 @@ def resolve_it(text: str) -> str:
     'Ann Lee founded a firm in 1990. It makes pumps.'
     """
     out, last, previous = [], 0, None
-    ends = list(_IT_SENTENCE_END.finditer(text))
-    for start, stop in zip([0] + [m.end() for m in ends], [m.start() for m in ends] + [len(text)]):
+    for start, stop in _sentence_spans(text):
         rest = text[start:]
         if previous and re.match(r"It\b(?!['’])", rest) and not _EXPLETIVE.match(rest[2:]):
             out.append(text[last:start] + previous)
@@ -208,9 +213,10 @@ def _sentence_person(sentence: str, text: str) -> str | None | bool:
     not one of several ("Ann Lee and Bo Chan ..."), else the one name that may be. None when it
     names nobody who may be a person, False when it is unclear."""
     names = [n for n in capitalised_names(sentence) if n.casefold() not in PRONOUNS]
-    before = sentence[:sentence.find(names[0])].split() if names else ["the"]
+    at = sentence.find(names[0]) if names else -1
+    before = sentence[:at].split() if names else ["the"]
     subject = (not {w.casefold() for w in before} & FUNCTION_WORDS and _person(names[0], text, subject=True)
-               and not _JOINED.match(sentence, sentence.find(names[0]) + len(names[0])))
+               and not _JOINED.match(sentence, at + len(names[0])))
     people = [n for n in names if _person(n, text) or (subject and n == names[0])]
     if not people:
         return None
@@ -241,11 +247,10 @@ def resolve_possessive(text: str) -> str:
     >>> resolve_possessive("The firm hired Ann Lee and Bo Chan. His main task is sales.")   # which?
     'The firm hired Ann Lee and Bo Chan. His main task is sales.'
     """
-    ends = list(_IT_SENTENCE_END.finditer(text))
-    starts = [0] + [m.end() for m in ends]
-    sentences = [text[a:b] for a, b in zip(starts, [m.start() for m in ends] + [len(text)])]
+    spans = _sentence_spans(text)
+    sentences = [text[a:b] for a, b in spans]
     out, last = [], 0
-    for i, (start, sentence) in enumerate(zip(starts, sentences)):
+    for i, ((start, _), sentence) in enumerate(zip(spans, sentences)):
         if not (m := _POSSESSIVE.match(sentence)) or not capitalised_names(sentence[m.end():]):
             continue                                  # no name for a fact to link the person to
         person = None

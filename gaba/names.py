@@ -164,6 +164,7 @@ def inside_longer_name(text: str, start: int, end: int) -> bool:
     return any(m is not None and m.group(1).rstrip(".").casefold() not in FUNCTION_WORDS | ALL_TITLES
                for m in (before, after))
 
+
 def is_name(name: str) -> bool:
     """Whether ``name`` can name an entity: it has a capital or a digit, is no pronoun, no word of
     :data:`NOT_NAMES` alone, and no organisation word alone ("University", "the Bank": part of a
