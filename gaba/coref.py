@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from .names import (ALL_TITLES, FUNCTION_WORDS, PRONOUNS, SENTENCE_START, UPPER, _END_MARK, capitalised_names,
-                    looks_like_person, whole_words)
+                    looks_like_person, strip_title, whole_words)
 
 
 #: What follows a person's name where a biography opens: "(born 1950)", "(1882 - 1952)", "was born".
@@ -141,7 +141,7 @@ def resolve_it(text: str) -> str:
     sentence (the topic: "The River Drava forms its border."). A one-word name must be written
     inside a sentence too ("Drivers on ..." names no one). "It is likely that ..." is left alone,
     and so is "Its": written "Osk Freight's chief", it gave the small model nouns for relations
-    ("bell_tower") more often than facts.
+    ("bell_tower") more often than facts (but see :func:`resolve_its_role`, for a role and a name).
 
     >>> resolve_it("Osk Freight runs six ships. It was founded by Ann Lee. It has 40 staff.")
     'Osk Freight runs six ships. Osk Freight was founded by Ann Lee. Osk Freight has 40 staff.'
@@ -266,6 +266,78 @@ def resolve_possessive(text: str) -> str:
     return "".join(out)
 
 
+
+#: "The pair", "The couple" or "The duo" opening a sentence (not "The pair of boots").
+_PAIR = re.compile(r"The (?:pair|couple|duo)\b(?!\s+of\b)")
+#: Between two names, what joins them into a pair: "and", "and her climbing partner", "and the novelist".
+_PAIR_JOIN = re.compile(r"\s+and\s+(?:(?:his|her|their|the)\s+)?(?:[a-z][\w-]*\s+){0,3}$")
+
+
+def _joined_pair(sentence: str, text: str) -> tuple[str, str] | None:
+    """The two people ``sentence`` joins with "and" ("Ann Lee and her partner Bo Chan ..."), when it
+    joins exactly two, else None."""
+    people = [strip_title(n, extended=True) for n in capitalised_names(sentence)
+              if n.casefold() not in PRONOUNS and _person(n, text)]
+    pairs = {(a, b) for a, b in zip(people, people[1:])
+             if (i := sentence.find(a)) >= 0 and (j := sentence.find(b, i + len(a))) > 0
+             and _PAIR_JOIN.match(sentence[i + len(a):j])}
+    return pairs.pop() if len(pairs) == 1 else None
+
+
+def resolve_pair(text: str) -> str:
+    """``text`` with a sentence-opening "The pair", "The couple" or "The duo" written as the two
+    people the sentence before joins with "and".
+
+    "The pair were backed by Osk Outfitters." names nobody a fact could join the backer to; written
+    "Ann Lee and Bo Chan were backed by ...", it does. Nothing changes when the sentence before joins
+    no two people, or more than one pair, or when the sentence names nothing else ("The couple met in
+    2019.": no fact to gain, and a small model makes one of the pair a place they live in).
+
+    >>> resolve_pair("Ann Lee and her partner Bo Chan climbed Osk Peak. The pair were backed by Osk Gear.")
+    'Ann Lee and her partner Bo Chan climbed Osk Peak. Ann Lee and Bo Chan were backed by Osk Gear.'
+    >>> resolve_pair("Ann Lee met Bo Chan. The pair of boots was lost.")
+    'Ann Lee met Bo Chan. The pair of boots was lost.'
+    """
+    spans = _sentence_spans(text)
+    out, last = [], 0
+    for (start, stop), (p_start, p_stop) in zip(spans[1:], spans):
+        if ((m := _PAIR.match(text, start)) and capitalised_names(text[m.end():stop])   # a name to link them to
+                and (pair := _joined_pair(text[p_start:p_stop], text))):
+            out.append(text[last:start] + " and ".join(pair))
+            last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+#: "Its <role>, <Name>," or "Its <role> is <Name>" opening a sentence: "Its chief executive, Ann Lee, said ...".
+_ITS_ROLE = re.compile(r"Its\s+(?=(?:[a-z][\w-]*\s+){0,3}[a-z][\w-]*(?:,|\s+(?:is|was))\s+" + UPPER + ")")
+
+
+def resolve_its_role(text: str) -> str:
+    """``text`` with a sentence-opening "Its" before a role and a name ("Its leader, Ann Lee, said
+    ...") written as the possessive of the name the sentence before opens with.
+
+    Read alone, "Its leader, Ann Lee, said ..." says whose leader only through the sentence before.
+    The owner is the name that sentence opens with (after an optional "The"), when that cannot be a
+    person's (two or three capitalised words without an organisation word, as "Osk Gear", may be);
+    otherwise nothing changes. Only a role with a name after it is rewritten: other
+    sentences that open with "Its" are left as written (see :func:`resolve_it`).
+
+    >>> resolve_its_role("The Osk Rescue team is based in Lund. Its leader, Ann Lee, said so.")
+    "The Osk Rescue team is based in Lund. Osk Rescue's leader, Ann Lee, said so."
+    >>> resolve_its_role("Osk Gear grew. Its profits rose.")
+    'Osk Gear grew. Its profits rose.'
+    """
+    spans = _sentence_spans(text)
+    out, last = [], 0
+    for (start, stop), (p_start, p_stop) in zip(spans[1:], spans):
+        owner = opening_name(text[p_start:p_stop])
+        if (m := _ITS_ROLE.match(text, start)) and owner and not _person(owner, text, subject=True):
+            out.append(text[last:start] + owner + ("'" if owner.endswith("s") else "'s") + " ")
+            last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
 #: Words for a place in a series: "the second" or "the latter" refers to no name by its last word.
 _ORDINALS = frozenset("""first second third fourth fifth sixth seventh eighth ninth tenth last next former latter
     same other following previous""".split())
@@ -287,6 +359,11 @@ def description_heads(text: str) -> dict[str, set[str]]:
 
     >>> description_heads("Ann Lee founded her own firm, Lee & Osk.")["firm"]
     {'Lee & Osk'}
+
+    And a lowercase noun after "the <Name>": the name and the noun.
+
+    >>> description_heads("The Osk Rescue team is based in Lund.")["team"]
+    {'Osk Rescue team'}
     """
     heads: dict[str, set[str]] = {}
     for name in capitalised_names(text):
@@ -294,6 +371,10 @@ def description_heads(text: str) -> dict[str, set[str]]:
             continue
         if len(name.split()) >= 2:
             heads.setdefault(name.split()[-1].casefold(), set()).add(name)
+        # a lowercase noun after "the <Name>": "the Osk Rescue team" is what a later "the team" means
+        for m in re.finditer(r"\b[Tt]he\s+" + re.escape(name) + r"\s+([a-z]{3,})\b(?![\w'’-])(?<![ds])", text):
+            if m.group(1) not in FUNCTION_WORDS and m.group(1) not in _ORDINALS:
+                heads.setdefault(m.group(1), set()).add(f"{name} {m.group(1)}")
         # what the text calls it: "<Name>, a firm ...", "<Name> is an engineering consultancy",
         # "her own firm, <Name>"
         n = r"(?<![\w&] )(?<![\w&])" + re.escape(name)      # not the end of a longer name

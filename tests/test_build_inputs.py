@@ -908,3 +908,55 @@ def test_his_or_her_in_a_long_document_is_not_quadratic():
     out = coref.resolve_possessive(text)
     assert time.perf_counter() - t0 < 10
     assert out.count("Lee's main client is Bo Chan.") == 800
+
+
+def test_the_pair_is_the_two_people_the_sentence_before_joins(scripted, tmp_path):
+    """Before: "The pair ... were backed by Pesk Gear" reached the extractor as written, and the
+    small model gave no fact joining the backer to either climber: "the pair" names no one."""
+    text = ("Mountain guide Ann Lee and her rope partner Bo Chan climbed the Tarn Spur on Orrel Peak. "
+            "The pair, who spent two days on the face, were backed by Pesk Gear.")
+    assert coref.resolve_pair(text) == text.replace("The pair", "Ann Lee and Bo Chan")
+    scripted.replies.append(json.dumps({"facts": []}))
+    extract_corpus([{"id": "p", "text": text}], cache_dir=tmp_path / "kg", progress=False)
+    assert "Ann Lee and Bo Chan, who spent" in scripted.requests[0]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("text", [
+    "Ann Lee met Bo Chan at Tarn Mill. The pair were backed by Pesk Gear.",          # met, not joined by "and"
+    "Ann Lee and Bo Chan met Cy Dunn and Eva Moss. The pair were backed by Pesk Gear.",  # which pair?
+    "Ann Lee and Bo Chan were married in Pesk. The couple met in 2019.",             # nothing else named
+    "Ann Lee and Bo Chan run Tarn Mill. The pair of looms came from Pesk Gear.",     # a pair of things
+])
+def test_the_pair_is_left_alone_when_the_two_are_unclear_or_nothing_is_gained(text):
+    assert coref.resolve_pair(text) == text
+
+
+def test_its_role_and_a_name_get_the_owner_the_sentence_before_opens_with(scripted, tmp_path):
+    """Before: "Its leader, Bo Chan, said ..." gave no fact joining the team to its leader: "its"
+    names nothing, and "Its" is otherwise left as written."""
+    text = "The Tarn Rescue team is based in Pesk. Its leader, Bo Chan, said calls rose at Orrel Peak."
+    assert coref.resolve_its_role(text) == text.replace("Its leader", "Tarn Rescue's leader")
+    text = "Pesk Loom Works Company makes looms. Its chief engineer is Ann Lee."
+    assert coref.resolve_its_role(text) == text.replace("Its chief", "Pesk Loom Works Company's chief")
+    scripted.replies.append(json.dumps({"facts": []}))
+    extract_corpus([{"id": "r", "text": text}], cache_dir=tmp_path / "kg", progress=False)
+    assert "Pesk Loom Works Company's chief engineer is Ann Lee" in scripted.requests[0]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("text", [
+    "Tarn Mill makes looms. Its profits rose at Pesk.",                    # no role with a name
+    "Ann Lee runs a mill. Its leader, Bo Chan, said so.",                 # the sentence before opens with a person
+    "Pesk Gear grew. Its leader, Bo Chan, said so.",                      # ... or what may be one
+    "In May the mill opened. Its leader, Bo Chan, said so.",              # ... or with no name
+])
+def test_its_is_left_alone_without_a_role_a_name_and_an_owner(text):
+    assert coref.resolve_its_role(text) == text
+
+
+def test_the_noun_after_a_name_is_what_a_later_the_noun_means():
+    """Before: "The team's volunteers wear ropes made by Pesk Gear" stayed unread after "The Tarn
+    Rescue team ...": no name ends in "Team", so the gear maker had no fact with the team."""
+    text = "The Tarn Rescue team is based in Pesk. The team's volunteers wear ropes made by Pesk Gear."
+    assert coref.resolve_descriptions(text).endswith("The Tarn Rescue team's volunteers wear ropes made by Pesk Gear.")
+    # a verb after the name is no noun a later "the" can pick up
+    assert "opened" not in coref.description_heads("The Tarn Depot opened in May.")
