@@ -16,8 +16,8 @@ from typing import Any
 from tqdm import tqdm
 
 from . import llm
-from .coref import (description_heads, resolve_descriptions, resolve_it, resolve_its_role, resolve_opening_pronoun,
-                    resolve_pair, resolve_possessive)
+from .coref import resolve_it, resolve_its_role, resolve_opening_pronoun, resolve_pair, resolve_possessive
+from .descriptions import description_heads, resolve_descriptions
 from .data.news import load_documents
 from .data.triple import Triple
 from .errors import CacheMiss, DocumentError, GabaError, LLMOutputError

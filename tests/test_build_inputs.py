@@ -11,7 +11,7 @@ from pathlib import PurePath
 import networkx as nx
 import pytest
 
-from gaba import cache, coref, names
+from gaba import cache, coref, descriptions, names
 from gaba.__main__ import main
 from gaba.aliases import apply_aliases, evaluate_aliases, reconcile_entities
 from gaba.cooccurrence import cooccurrence_triples
@@ -783,22 +783,22 @@ def test_the_firm_is_the_name_the_text_called_a_firm():
     firm" unread (no name ends in "Firm"), so the purchase had no subject the extractor could use."""
     text = ("Marlowe left Holloway Cranes in 1974 to found her own firm, Marlowe & Pryce. The firm was bought "
             "by Venning Group in 1990. Holloway Cranes was a crane maker based in Corby. The maker closed.")
-    assert coref.resolve_descriptions(text) == text.replace("The firm", "The Marlowe & Pryce").replace(
+    assert descriptions.resolve_descriptions(text) == text.replace("The firm", "The Marlowe & Pryce").replace(
         "The maker", "The Holloway Cranes")
     # "the painter Bo Chan" names someone else; "Varga" alone is not "Keel & Varga, a firm"
-    assert coref.resolve_descriptions("Ann Lee is a painter. The painter Bo Chan came.").endswith(
+    assert descriptions.resolve_descriptions("Ann Lee is a painter. The painter Bo Chan came.").endswith(
         "The painter Bo Chan came.")
-    assert coref.description_heads("Keel & Varga, a firm based in Corran.")["firm"] == {"Keel & Varga"}
+    assert descriptions.description_heads("Keel & Varga, a firm based in Corran.")["firm"] == {"Keel & Varga"}
 
 
 def test_a_two_word_description_is_the_name_ending_in_both_words():
     """Before: "the air ambulance" was read as "the air" (no name ends in "Air") and left unread, so
     "The air ambulance is run by the Kestry Medical Trust" gave the ambulance no fact."""
     text = "A helicopter from Kestry Air Ambulance lifted him. The air ambulance is run by the Kestry Medical Trust."
-    assert coref.resolve_descriptions(text).endswith("The Kestry Air Ambulance is run by the Kestry Medical Trust.")
-    assert coref.resolve_descriptions("The air ambulance met Kestry Air Ambulance.").startswith("The air ambulance")
-    earlier = coref.description_heads("Kestry Air Ambulance flew.")
-    assert coref.resolve_descriptions("The air ambulance landed.", earlier) == "The Kestry Air Ambulance landed."
+    assert descriptions.resolve_descriptions(text).endswith("The Kestry Air Ambulance is run by the Kestry Medical Trust.")
+    assert descriptions.resolve_descriptions("The air ambulance met Kestry Air Ambulance.").startswith("The air ambulance")
+    earlier = descriptions.description_heads("Kestry Air Ambulance flew.")
+    assert descriptions.resolve_descriptions("The air ambulance landed.", earlier) == "The Kestry Air Ambulance landed."
 
 
 def test_a_sentence_that_opens_with_it_gets_the_name_before(scripted, tmp_path):
@@ -851,9 +851,9 @@ def test_the_noun_is_no_pronoun_and_no_place_in_a_series():
     """Found on real Wikipedia paragraphs: "It was a super hit movie. The movie ..." made "It" the
     movie's name, and "the second" was read as a name ending in "Second"."""
     text = "Tarn Road is a film by Ann Lee. It was a super hit movie. The movie sold well."
-    assert coref.resolve_descriptions(text) == text
+    assert descriptions.resolve_descriptions(text) == text
     text = "Pesk Second and Tarn First met. The second won."
-    assert coref.resolve_descriptions(text) == text
+    assert descriptions.resolve_descriptions(text) == text
 
 
 def test_a_sentence_that_opens_with_his_or_her_gets_the_person_s_name(scripted, tmp_path):
@@ -957,6 +957,6 @@ def test_the_noun_after_a_name_is_what_a_later_the_noun_means():
     """Before: "The team's volunteers wear ropes made by Pesk Gear" stayed unread after "The Tarn
     Rescue team ...": no name ends in "Team", so the gear maker had no fact with the team."""
     text = "The Tarn Rescue team is based in Pesk. The team's volunteers wear ropes made by Pesk Gear."
-    assert coref.resolve_descriptions(text).endswith("The Tarn Rescue team's volunteers wear ropes made by Pesk Gear.")
+    assert descriptions.resolve_descriptions(text).endswith("The Tarn Rescue team's volunteers wear ropes made by Pesk Gear.")
     # a verb after the name is no noun a later "the" can pick up
-    assert "opened" not in coref.description_heads("The Tarn Depot opened in May.")
+    assert "opened" not in descriptions.description_heads("The Tarn Depot opened in May.")

@@ -259,7 +259,7 @@ def test_a_title_on_its_own_is_no_name(tmp_path, monkeypatch):
 
 
 def test_a_description_that_refers_back_to_a_name_is_read_as_the_name(tmp_path, monkeypatch):
-    from gaba.coref import resolve_descriptions
+    from gaba.descriptions import resolve_descriptions
 
     text = ("Brisk Harbour Authority licensed the Quell Yard in 1990. It employs 40 people. "
             "The authority is run by Mira Tosh.")

@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, set[str]]] = [
       "gaba.tokens"}),
     ("data", {"gaba.data", "gaba.data.*"}),
     # names and passages -> the request -> validation -> extraction (+ its cache) -> the graph it builds
-    ("extraction", {"gaba.names", "gaba.coref", "gaba.passages", "gaba.request", "gaba.direction",
+    ("extraction", {"gaba.names", "gaba.coref", "gaba.descriptions", "gaba.passages", "gaba.request", "gaba.direction",
                     "gaba.validate", "gaba.kgcache", "gaba.extract", "gaba.cooccurrence", "gaba.aliases",
                     "gaba.kgbuild", "gaba.kgfile", "gaba.scoring"}),
     # gaba.cypher_paths builds gaba.traversal results (Path, TraversalStats) from its Cypher
