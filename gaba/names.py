@@ -250,7 +250,9 @@ def strip_title(name: str, *, extended: bool = False) -> str:
 #: Lowercase words inside one name ("University of Caldermoor"); not "and", which joins two names.
 NAME_CONNECTORS = ("of the", "of", "de", "du", "del", "della", "der", "van", "von", "da", "di", "la", "le")
 #: A name word: capitalised, or a brand such as "eBay", "iPhone", "7-Eleven" (but "pH" names nothing).
-_CAP = rf"(?<![\w&'’])(?:[a-z](?={UPPER}[a-z])|\d+-(?={UPPER}[a-z]))?{UPPER}[\w&'’-]*"
+#: An opening single quote ("the rose 'Saffron Wren'") is no apostrophe: a name may start after one
+#: that follows no letter ("O'Brien" still starts at the "O").
+_CAP = rf"(?<![\w&])(?<![\w&]['‘’])(?:[a-z](?={UPPER}[a-z])|\d+-(?={UPPER}[a-z]))?{UPPER}[\w&'’-]*"
 _CONNECT = "|".join([*(c.replace(" ", r"\s+") for c in NAME_CONNECTORS), "&"])   # "Procter & Gamble"
 #: A number that ends a name ("Class 7", "Flight 797", "Route 66"): up to three digits, not a year or a decimal.
 _NUMBER = r"\d{1,3}[A-Za-z]?\b(?![.,]\d)"
@@ -265,6 +267,11 @@ _NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(
 #: words joined by commas, then "&" and a name.
 _PARTNERS = re.compile(rf"{_CAP}(?:,\s+{_CAP})+,?\s+&\s+{_CAP}(?:\s+{_CAP})*")
 #: A capitalised word just before a run: then a one-letter "initial" ends a sentence ("Vitamin D. Then").
+#: Titles written as abbreviations, with a full stop ("Dr.", "Prof."): unlike "Queen", never a
+#: sentence's last word.
+ABBREVIATED_TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "rev"})
+#: A full stop, then a capitalised word: after a title ("Dr. Ann Lee"), the name the title goes with.
+_NAME_AFTER_STOP = re.compile(r"\.\s+" + UPPER)
 _AFTER_NAME_WORD = re.compile(UPPER + r"[\w&'’-]*\s+$")
 _NAME_WORD_CHAR = re.compile(r"[\w&'’-]")
 
@@ -304,6 +311,13 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
 
     for m in _NAME_RUN.finditer(text):
         run = m.group(0)
+        if run.split()[-1].lower() in ABBREVIATED_TITLES and _NAME_AFTER_STOP.match(text, m.end()):
+            # "Botanist Dr. Orla Pennystone": the run ends in a title before the name; what comes
+            # before the title is a role unless a word of it is no title
+            words = run.split()[:-1]
+            run = " ".join(words) if any(w.lower() not in ALL_TITLES for w in words) else ""
+            if not run:
+                continue
         if _AFTER_NAME_WORD.search(text, _word_before(text, m.start()), m.start()):
             run = re.sub(rf"^(?:{UPPER}\.\s+)+", "", run)
         if m.start() in partners:

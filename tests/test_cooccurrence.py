@@ -124,6 +124,22 @@ def test_initials_and_particles_stay_inside_a_name():
     assert not any(n.endswith("The") for n in names)
 
 
+def test_a_name_in_single_quotes_keeps_its_first_word():
+    """Before: the opening quote of "the rose 'Tarn Wren'" was read as an apostrophe, so the name
+    lost its first word ("Wren"), and a cultivar's facts had no node to land on."""
+    text = "Pesk Plants bred the rose 'Tarn Wren' and the tulip ‘Orrel Dancer’. Sean O'Brien sells them."
+    names = candidate_names(text)
+    assert {"Tarn Wren", "Orrel Dancer", "Sean O'Brien"} <= set(names)
+    assert not {"Wren", "Dancer", "Brien"} & set(names)
+
+
+def test_a_role_before_an_abbreviated_title_is_no_name():
+    """Before: "Botanist Dr. Ann Lee" gave the name "Botanist Dr" beside "Ann Lee"."""
+    names = candidate_names("Botanist Dr. Ann Lee runs Tarn Garden. Bo Chan sails the MV Pesk Queen. The crew cheered.")
+    assert {"Ann Lee", "Tarn Garden", "MV Pesk Queen"} <= set(names)      # "Queen." ends a sentence, not a title
+    assert not any("Botanist" in n for n in names)
+
+
 def test_an_acronym_defined_in_brackets_is_an_alias_of_its_name():
     docs = [{"id": "d1", "text": "The Tarrow Water Board (TWB) funds Pellick Mill. The TWB is chaired by Ann Lee."}]
     assert defined_acronyms(docs[0]["text"]) == {"TWB": "Tarrow Water Board"}
