@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .names import (ALL_TITLES, FUNCTION_WORDS, PRONOUNS, SENTENCE_START, UPPER, _END_MARK, capitalised_names,
                     looks_like_person, strip_title, whole_words)
@@ -267,6 +267,19 @@ def resolve_possessive(text: str) -> str:
 
 
 
+def _rewrite_openings(text: str, rewrite: Callable[[int, int, str], tuple[int, str] | None]) -> str:
+    """``text`` with the opening of each sentence after the first rewritten where ``rewrite(start,
+    stop, sentence_before)`` returns ``(end, replacement)``: ``text[start:end]`` becomes ``replacement``."""
+    spans = _sentence_spans(text)
+    out, last = [], 0
+    for (start, stop), (p_start, p_stop) in zip(spans[1:], spans):
+        if (done := rewrite(start, stop, text[p_start:p_stop])) is not None:
+            out.append(text[last:start] + done[1])
+            last = done[0]
+    out.append(text[last:])
+    return "".join(out)
+
+
 #: "The pair", "The couple" or "The duo" opening a sentence (not "The pair of boots").
 _PAIR = re.compile(r"The (?:pair|couple|duo)\b(?!\s+of\b)")
 #: Between two names, what joins them into a pair: "and", "and her climbing partner", "and the novelist".
@@ -298,15 +311,13 @@ def resolve_pair(text: str) -> str:
     >>> resolve_pair("Ann Lee met Bo Chan. The pair of boots was lost.")
     'Ann Lee met Bo Chan. The pair of boots was lost.'
     """
-    spans = _sentence_spans(text)
-    out, last = [], 0
-    for (start, stop), (p_start, p_stop) in zip(spans[1:], spans):
+    def pair(start: int, stop: int, before: str) -> tuple[int, str] | None:
         if ((m := _PAIR.match(text, start)) and capitalised_names(text[m.end():stop])   # a name to link them to
-                and (pair := _joined_pair(text[p_start:p_stop], text))):
-            out.append(text[last:start] + " and ".join(pair))
-            last = m.end()
-    out.append(text[last:])
-    return "".join(out)
+                and (two := _joined_pair(before, text))):
+            return m.end(), " and ".join(two)
+        return None
+
+    return _rewrite_openings(text, pair)
 
 
 #: "Its <role>, <Name>," or "Its <role> is <Name>" opening a sentence: "Its chief executive, Ann Lee, said ...".
@@ -328,12 +339,10 @@ def resolve_its_role(text: str) -> str:
     >>> resolve_its_role("Osk Gear grew. Its profits rose.")
     'Osk Gear grew. Its profits rose.'
     """
-    spans = _sentence_spans(text)
-    out, last = [], 0
-    for (start, stop), (p_start, p_stop) in zip(spans[1:], spans):
-        owner = opening_name(text[p_start:p_stop])
-        if (m := _ITS_ROLE.match(text, start)) and owner and not _person(owner, text, subject=True):
-            out.append(text[last:start] + owner + ("'" if owner.endswith("s") else "'s") + " ")
-            last = m.end()
-    out.append(text[last:])
-    return "".join(out)
+    def owner(start: int, stop: int, before: str) -> tuple[int, str] | None:
+        name = opening_name(before)
+        if (m := _ITS_ROLE.match(text, start)) and name and not _person(name, text, subject=True):
+            return m.end(), name + ("'" if name.endswith("s") else "'s") + " "
+        return None
+
+    return _rewrite_openings(text, owner)
