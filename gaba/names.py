@@ -266,12 +266,12 @@ _NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(
 #: A firm or band named by its members ("Marsh, Pike & Dunn", "Earth, Wind & Fire"): single name
 #: words joined by commas, then "&" and a name.
 _PARTNERS = re.compile(rf"{_CAP}(?:,\s+{_CAP})+,?\s+&\s+{_CAP}(?:\s+{_CAP})*")
-#: A capitalised word just before a run: then a one-letter "initial" ends a sentence ("Vitamin D. Then").
 #: Titles written as abbreviations, with a full stop ("Dr.", "Prof."): unlike "Queen", never a
 #: sentence's last word.
 ABBREVIATED_TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "rev"})
 #: A full stop, then a capitalised word: after a title ("Dr. Ann Lee"), the name the title goes with.
 _NAME_AFTER_STOP = re.compile(r"\.\s+" + UPPER)
+#: A capitalised word just before a run: then a one-letter "initial" ends a sentence ("Vitamin D. Then").
 _AFTER_NAME_WORD = re.compile(UPPER + r"[\w&'’-]*\s+$")
 _NAME_WORD_CHAR = re.compile(r"[\w&'’-]")
 
