@@ -29,6 +29,12 @@ ORG_WORDS = frozenset("""
 #: Titles before a person's name, dropped from the canonical name and kept as an alias.
 TITLES = frozenset("""dr doctor prof professor mr mrs ms miss mx sir dame lord lady king queen prince
     princess emperor empress duke duchess rev reverend""".split())
+#: Abbreviations after which a full stop does not end a sentence ("Dr. Lee"), nor a name.
+ABBREVIATIONS = frozenset("""dr prof mr mrs ms mx st jr sr rev gen col capt lt sgt inc corp co ltd
+    no vs etc approx dept univ est fig""".split())
+#: The :data:`TITLES` written as abbreviations, with a full stop ("Dr.", "Prof."): unlike "Queen",
+#: never a sentence's last word.
+ABBREVIATED_TITLES = ABBREVIATIONS & TITLES
 #: :data:`TITLES` plus the ~800 personal titles of ``nameparser`` ("General", "Coach", ...), less
 #: "St" and "Saint", which open places' names ("St Bride's Hall") far more often than a person's.
 ALL_TITLES = (frozenset(_nameparser_titles) | TITLES) - {"st", "saint", "sainte"}
@@ -266,9 +272,6 @@ _NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(
 #: A firm or band named by its members ("Marsh, Pike & Dunn", "Earth, Wind & Fire"): single name
 #: words joined by commas, then "&" and a name.
 _PARTNERS = re.compile(rf"{_CAP}(?:,\s+{_CAP})+,?\s+&\s+{_CAP}(?:\s+{_CAP})*")
-#: Titles written as abbreviations, with a full stop ("Dr.", "Prof."): unlike "Queen", never a
-#: sentence's last word.
-ABBREVIATED_TITLES = frozenset({"dr", "mr", "mrs", "ms", "mx", "prof", "rev"})
 #: A full stop, then a capitalised word: after a title ("Dr. Ann Lee"), the name the title goes with.
 _NAME_AFTER_STOP = re.compile(r"\.\s+" + UPPER)
 #: A capitalised word just before a run: then a one-letter "initial" ends a sentence ("Vitamin D. Then").

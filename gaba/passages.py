@@ -11,20 +11,16 @@ from typing import Any
 from .checks import check_positive_int, check_text
 from .data.news import load_documents
 from .errors import DocumentError
-from .names import UPPER
+from .names import ABBREVIATIONS, UPPER
 from .tokens import estimate_tokens
 
 
 #: A document longer than this (estimated tokens) does not fit the local model's context.
 MAX_DOCUMENT_TOKENS = 6000
 
-#: Abbreviations after which a full stop does not end a sentence ("Dr. Lee").
-ABBREVIATIONS = frozenset("""dr prof mr mrs ms mx st jr sr rev gen col capt lt sgt inc corp co ltd
-    no vs etc approx dept univ est fig""".split())
-
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences, but not after an abbreviation (:data:`ABBREVIATIONS`) or an initial.
+    """Split text into sentences, but not after an abbreviation (:data:`gaba.names.ABBREVIATIONS`) or an initial.
     A blank line always ends a sentence (:func:`~gaba.data.news.plain_layout` separates blocks so).
 
     >>> split_sentences("Dr. Ann Lee met J. Tarn. They talked.")
