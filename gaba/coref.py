@@ -346,3 +346,14 @@ def resolve_its_role(text: str) -> str:
         return None
 
     return _rewrite_openings(text, owner)
+
+
+def resolve_pronouns(text: str) -> str:
+    """``text`` with every sentence-opening back-reference of this module written out, in one order:
+    "It" (:func:`resolve_it`), "The pair" (:func:`resolve_pair`), "Its <role>, <Name>"
+    (:func:`resolve_its_role`), then "His"/"Her" (:func:`resolve_possessive`).
+
+    >>> resolve_pronouns("Ann Lee and her partner Bo Chan won. The pair were backed by Osk Gear.")
+    'Ann Lee and her partner Bo Chan won. Ann Lee and Bo Chan were backed by Osk Gear.'
+    """
+    return resolve_possessive(resolve_its_role(resolve_pair(resolve_it(text))))

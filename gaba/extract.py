@@ -16,7 +16,7 @@ from typing import Any
 from tqdm import tqdm
 
 from . import llm
-from .coref import resolve_it, resolve_its_role, resolve_opening_pronoun, resolve_pair, resolve_possessive
+from .coref import resolve_it, resolve_opening_pronoun, resolve_pronouns
 from .descriptions import description_heads, resolve_descriptions
 from .data.news import load_documents
 from .data.triple import Triple
@@ -86,7 +86,7 @@ def extract_triples(doc: dict | str, *, schema: Any = None, rejected: list | Non
         raise TypeError(f"rejected must be a list (the refused records are appended to it) or None, "
                         f"not a {type(rejected).__name__}.")
     d = as_document(doc)
-    d = {**d, "text": resolve_possessive(resolve_its_role(resolve_pair(resolve_it(resolve_descriptions(d["text"])))))}
+    d = {**d, "text": resolve_pronouns(resolve_descriptions(d["text"]))}
     if schema is None and len(candidate_names(d["text"])) < 2:
         return []                          # a fact links two names; no model call
     facts, _ = _extract_split(d, schema)
@@ -170,7 +170,7 @@ def extract_corpus(documents: Any = None, *, schema: Any = None, cache_dir: str 
         earlier: dict[str, set[str]] = {}    # "the agency" -> its name, named in this or an earlier passage
         # an "It" that opens a passage too; "His main client ..." -> "Ann Lee's main client ..."; "The pair
         # ..." -> "Ann Lee and Bo Chan ..."; "Its leader, Bo Chan, ..." -> "Osk Rescue's leader, Bo Chan, ..."
-        parts = split_document({**d, "text": resolve_possessive(resolve_its_role(resolve_pair(resolve_it(d["text"]))))})
+        parts = split_document({**d, "text": resolve_pronouns(d["text"])})
         for i, p in enumerate(parts):
             heads = description_heads(p["text"])
             text = resolve_descriptions(p["text"], earlier, heads=heads)
