@@ -41,6 +41,12 @@ ALL_TITLES = (frozenset(_nameparser_titles) | TITLES) - {"st", "saint", "sainte"
 #: Function words: never a distinctive word of a name, never the first word of one.
 FUNCTION_WORDS = frozenset("""a an and as at after before but by for from in of on since the this that
     to when while with""".split())
+#: Prepositions and conjunctions that, capitalised to open a sentence, open no name there ("Like
+#: Grandmaster Ann Lee, Bo Chan was born in Osk."). Left out: words that begin names ("Under Armour",
+#: "Beyond Meat", "Inside Out"), and those of :data:`FUNCTION_WORDS`, which open no name anywhere.
+CLAUSE_OPENERS = frozenset("""against along alongside although amid among because below beneath beside
+    besides despite during except following if including like onto per regarding though through
+    throughout toward towards unless unlike until upon via whereas whether within without""".split())
 #: Personal pronouns: never a name, and a subject pronoun inside a predicate marks a clause.
 PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "him", "her", "them", "its",
                       "their", "his"})
@@ -269,6 +275,8 @@ _ABBR = (r"(?<![\w&'’.])" + UPPER + r"[a-z]?\.(?=\s+(?!(?:" + "|".join(sorted(
 #: Up to two connectors in a row ("Tobias van der Berg", "Jean de la Fontaine").
 _CONNECTORS = rf"(?:(?:{_CONNECT})\s+){{1,2}}"
 _NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(?:\s+{_NUMBER})?")
+#: Name words after a number inside a name ("Loft 21 Denim", "Pier 9 Market Hall").
+_AFTER_NUMBER = re.compile(rf"(?:\s+{_CAP})+")
 #: A firm or band named by its members ("Marsh, Pike & Dunn", "Earth, Wind & Fire"): single name
 #: words joined by commas, then "&" and a name.
 _PARTNERS = re.compile(rf"{_CAP}(?:,\s+{_CAP})+,?\s+&\s+{_CAP}(?:\s+{_CAP})*")
@@ -288,6 +296,17 @@ def _word_before(text: str, end: int) -> int:
     while i > 0 and _NAME_WORD_CHAR.match(text, i - 1):
         i -= 1
     return i
+
+
+def _opens_sentence(text: str, i: int) -> bool:
+    """Whether position ``i`` of ``text`` starts a sentence: the text's start, a line's start, or
+    after an end mark and spaces (quotes and brackets between them aside)."""
+    j = i
+    while j > 0 and (text[j - 1].isspace() or text[j - 1] in "\"'()[]‘’“”"):
+        if text[j - 1] == "\n":
+            return True
+        j -= 1
+    return j == 0 or (j < i and text[j - 1] in ".!?")
 
 
 def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
@@ -312,8 +331,15 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
         if name and name.rstrip(".").lower() not in TITLES:
             names.append(name)
 
+    resume = 0
     for m in _NAME_RUN.finditer(text):
+        if m.start() < resume:
+            continue                     # the words after a number, taken into the run before
         run = m.group(0)
+        words = run.split()
+        if (len(words) >= 2 and re.fullmatch(_NUMBER, words[-1]) and words[-2].rstrip(".").lower()
+                not in CALENDAR | FUNCTION_WORDS and (more := _AFTER_NUMBER.match(text, m.end()))):
+            run, resume = run + more.group(0), more.end()     # "Loft 21 Denim", not "May 5 Ann Lee"
         if run.split()[-1].lower() in ABBREVIATED_TITLES and _NAME_AFTER_STOP.match(text, m.end()):
             # "Botanist Dr. Orla Pennystone": the run ends in a title before the name; what comes
             # before the title is a role unless a word of it is no title
@@ -321,6 +347,9 @@ def capitalised_names(text: str, *, extended_titles: bool = False) -> list[str]:
             run = " ".join(words) if any(w.lower() not in ALL_TITLES for w in words) else ""
             if not run:
                 continue
+        first, _, rest = run.partition(" ")
+        if rest and first.lower() in CLAUSE_OPENERS and _opens_sentence(text, m.start()):
+            run = rest.lstrip()          # "Like Grandmaster Ann Lee, ...": the name is the rest
         if _AFTER_NAME_WORD.search(text, _word_before(text, m.start()), m.start()):
             run = re.sub(rf"^(?:{UPPER}\.\s+)+", "", run)
         if m.start() in partners:

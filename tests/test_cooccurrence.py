@@ -140,6 +140,27 @@ def test_a_role_before_an_abbreviated_title_is_no_name():
     assert not any("Botanist" in n for n in names)
 
 
+def test_a_preposition_that_opens_a_sentence_opens_no_name():
+    """Before: "Like Grandmaster Ann Lee, Bo Chan was born in Osk" gave the name "Like Grandmaster
+    Ann Lee", and the small model gave it Bo Chan's birthplace and club."""
+    text = ("Like Grandmaster Ann Lee, Bo Chan was born in Osk. \u201cDespite Tarn Rovers\u2019 loss, we stay,\u201d "
+            "he said.\nDuring Pesk Week, Cara Doyle plays. She met Like Minds Ltd and Under Armour.")
+    names = candidate_names(text)
+    assert {"Grandmaster Ann Lee", "Bo Chan", "Tarn Rovers", "Pesk Week", "Cara Doyle"} <= set(names)
+    assert not any(n.split()[0] in ("Like", "Despite", "During") for n in names if n != "Like Minds Ltd")
+    assert {"Like Minds Ltd", "Under Armour"} <= set(names)          # inside a sentence, a name's own word
+    assert candidate_names("Under Armour grew.") == ["Under Armour"]  # a word that begins names is kept
+
+
+def test_a_number_inside_a_name_keeps_the_words_after_it():
+    """Before: "Tarn 21 Denim" gave two names, "Tarn 21" and "Denim", and the label's facts split."""
+    names = candidate_names("Osk Mill weaves for Tarn 21 Denim and Pier 7 Fish Hall. Flight 90 left.")
+    assert {"Osk Mill", "Tarn 21 Denim", "Pier 7 Fish Hall", "Flight 90"} <= set(names)
+    assert not {"Denim", "Tarn 21", "Fish Hall"} & set(names)
+    # a date or a function word before the number ends no name: the name after it stands alone
+    assert candidate_names("On May 5 Ann Lee left. At 20 Bo Chan won.") == ["Ann Lee", "Bo Chan"]
+
+
 def test_an_acronym_defined_in_brackets_is_an_alias_of_its_name():
     docs = [{"id": "d1", "text": "The Tarrow Water Board (TWB) funds Pellick Mill. The TWB is chaired by Ann Lee."}]
     assert defined_acronyms(docs[0]["text"]) == {"TWB": "Tarrow Water Board"}
