@@ -275,8 +275,9 @@ _ABBR = (r"(?<![\w&'’.])" + UPPER + r"[a-z]?\.(?=\s+(?!(?:" + "|".join(sorted(
 #: Up to two connectors in a row ("Tobias van der Berg", "Jean de la Fontaine").
 _CONNECTORS = rf"(?:(?:{_CONNECT})\s+){{1,2}}"
 _NAME_RUN = re.compile(rf"(?:{_ABBR}\s+)*{_CAP}(?:\s+(?:{_CONNECTORS})?{_CAP})*(?:\s+{_NUMBER})?")
-#: Name words after a number inside a name ("Loft 21 Denim", "Pier 9 Market Hall").
-_AFTER_NUMBER = re.compile(rf"(?:\s+{_CAP})+")
+#: Name words after a number inside a name ("Loft 21 Denim", "Pier 9 Market Hall"), on the same line
+#: (a heading "Route 66" ends before the next line's name).
+_AFTER_NUMBER = re.compile(rf"(?:[ \t]+{_CAP})+")
 #: A firm or band named by its members ("Marsh, Pike & Dunn", "Earth, Wind & Fire"): single name
 #: words joined by commas, then "&" and a name.
 _PARTNERS = re.compile(rf"{_CAP}(?:,\s+{_CAP})+,?\s+&\s+{_CAP}(?:\s+{_CAP})*")

@@ -159,6 +159,7 @@ def test_a_number_inside_a_name_keeps_the_words_after_it():
     assert not {"Denim", "Tarn 21", "Fish Hall"} & set(names)
     # a date or a function word before the number ends no name: the name after it stands alone
     assert candidate_names("On May 5 Ann Lee left. At 20 Bo Chan won.") == ["Ann Lee", "Bo Chan"]
+    assert candidate_names("Route 66\nAnn Lee drove it.") == ["Route 66", "Ann Lee"]     # a heading ends the name
 
 
 def test_an_acronym_defined_in_brackets_is_an_alias_of_its_name():
