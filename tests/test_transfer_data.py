@@ -218,3 +218,25 @@ def test_readme_pooled_held_out_numbers_are_the_published_run():
     *_, m = re.finditer(r"Graph RAG within two hops instead of three .*? passed (\d+) of (\d+) multi-hop "
                         r"questions and abstained on (\d+) of (\d+) unanswerable", readme)   # the last
     assert m and (int(m[1]), int(m[2])) == two["multi-hop"] and (int(m[3]), int(m[4])) == two["unanswerable"]
+
+
+def test_the_main_readme_summary_of_the_fresh_collections_is_the_published_run():
+    """The repository README's sentence on the fresh collections says what both published runs show."""
+    import csv
+
+    bench = TRANSFER_DIR.parents[1] / "data" / "bench"
+    readme = " ".join((TRANSFER_DIR.parents[2] / "README.md").read_text(encoding="utf-8").split())
+    words = {8: "eight", 9: "nine", 10: "ten"}
+    assert f"on {words[len(FRESH)]} written later by a helper that read no code" in readme
+    for name in ("heldout_fresh.csv", "heldout_fresh_warm.csv"):
+        rows = {(r["collection"], r["type"], r["system"]): int(r["passed"])
+                for r in csv.DictReader((bench / name).open(encoding="utf-8"))}
+
+        def passed(t, system, coll="pooled"):
+            return rows[(coll, t, system)]
+
+        graph, flat = "graph RAG (3 hops)", "flat RAG (top-2)"
+        assert passed("multi-hop", graph) > passed("multi-hop", flat)               # more multi-hop passes
+        assert passed("unanswerable", graph) > 5 * passed("unanswerable", flat)     # far more abstentions
+        assert 0 < passed("single-fact", flat) - passed("single-fact", graph) <= 3  # a few more single-fact
+        assert passed("multi-hop", graph, FRESH[-1]) == passed("multi-hop", flat, FRESH[-1])   # the last: as many
