@@ -1,7 +1,7 @@
 """Transfer collections, small corpora unlike the company news, with their questions: four fictional
 ones, ``wikipedia`` (30 real paragraphs, 12 questions from HotpotQA and 2WikiMultihopQA) and
-thirteen held-out ones (:data:`HELD_OUT`, questions only, no gold triples) and seven written later by
-a helper that read no code of ``gaba`` (:data:`FRESH`). Files and licences:
+thirteen held-out ones (:data:`HELD_OUT`, questions only, no gold triples) and those written later
+by a helper that read no code of ``gaba`` (:data:`FRESH`). Files and licences:
 ``assets/data/transfer/README.md``."""
 from __future__ import annotations
 
