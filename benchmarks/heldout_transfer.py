@@ -22,7 +22,7 @@ Usage::
 
     python benchmarks/heldout_transfer.py              # prints the tables
     python benchmarks/heldout_transfer.py --publish    # also writes assets/data/bench/heldout_transfer.csv
-    python benchmarks/heldout_transfer.py --fresh --publish   # the nine written last: heldout_fresh.csv
+    python benchmarks/heldout_transfer.py --fresh --publish   # the ten written last: heldout_fresh.csv
     python benchmarks/heldout_transfer.py --fresh --warm --publish   # the same, two trials at 0.7:
                                                                      # heldout_fresh_warm.csv
 """

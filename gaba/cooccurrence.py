@@ -1,9 +1,11 @@
-"""The co-occurrence rule: link two names that a sentence writes together (no model)."""
+"""The co-occurrence rules (no model): link two names that a sentence writes together, and a name a
+sentence writes alone to the name its document opens with."""
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 
+from .coref import _inside, opening_name
 from .data.triple import Triple
 from .names import _need_names, candidate_names, find_mentions, whole_words
 from .passages import require_document, split_sentences
@@ -51,4 +53,45 @@ def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[
                 if rel and predicate_problem(rel, a, b)[1]:       # "before she joined": a clause
                     rel = ""
                 out.append(Triple(a, rel or COOCCURRENCE_RELATION, b, str(doc["id"]), sentence))
+    return out
+
+
+#: A personal pronoun: in a document about a person, a sentence that uses one is about that person.
+_PERSONAL = re.compile(r"\b(?:he|she|his|her|him)\b", re.IGNORECASE)
+
+
+def topic_triples(doc: dict, names: Iterable[str] | None = None, *,
+                  people: Iterable[str] = ()) -> list[Triple]:
+    """A rule, not the model: link a name that a sentence writes alone to the document's topic.
+
+    A news item is about the name its first sentence opens with (after an optional "The"; a one-word
+    name must also be written inside a sentence). A later sentence that names one other name and
+    nothing else ("Founded in 1994 by Ann Lee, the station ...", "The firm's chief is Bo Tarn.")
+    most often says how that name relates to the topic through a word the co-occurrence rule cannot
+    read ("the station", "the firm", "it"). Such a name is linked to the topic as
+    :data:`COOCCURRENCE_RELATION`, with the sentence as evidence. When the topic is one of
+    ``people``, only a sentence with "he", "she", "his", "her" or "him" is taken (in an item about a
+    person, "The museum was founded by Bo Tarn" is about something else). A name that shares a word
+    with the topic ("Lee" in an item about "Ann Lee") is the topic again.
+
+    >>> doc = {"id": "d1", "text": "Osk Radio hired Ann Lee. The station was set up by Bo Tarn."}
+    >>> [t.as_tuple() for t in topic_triples(doc)]
+    [('Osk Radio', 'mentioned_with', 'Bo Tarn')]
+    """
+    require_document(doc, "topic_triples")
+    _need_names(names)
+    text = doc["text"]
+    names = list(candidate_names(text) if names is None else names)
+    sentences = split_sentences(text)
+    topic = opening_name(sentences[0]) if sentences else None
+    if topic not in names or (" " not in topic and not _inside(topic, text)):
+        return []
+    person = topic in set(people)
+    out: list[Triple] = []
+    for sentence in sentences[1:]:
+        found = list(dict.fromkeys(n for *_, n in find_mentions(sentence, names)))
+        if (len(found) == 1 and not set(found[0].split()) & set(topic.split())
+                and (not person or _PERSONAL.search(sentence))
+                and all(t.object != found[0] for t in out)):
+            out.append(Triple(topic, COOCCURRENCE_RELATION, found[0], str(doc["id"]), sentence))
     return out

@@ -9,8 +9,9 @@ import re
 from .names import NAME_RUN, mentions, whole_words
 
 
-#: A form of "to be" before a participle makes a passive ("was acquired by", "has been led by").
-_PASSIVE = r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?{verb}(?:\s+[\w,]+){{0,3}}?\s+by\b"
+#: A form of "to be" before a participle makes a passive ("was acquired by", "has been led by"), and so
+#: does a comma before it, where a participle describes the name before the comma ("Osk, founded in 1990 by").
+_PASSIVE = r"(?:\b(?:is|are|was|were|be|been|being)\s+|,\s*)(?:\w+ly\s+)?{verb}(?:\s+[\w,]+){{0,3}}?\s+by\b"
 
 
 def _active_verb(predicate: str) -> str | None:

@@ -13,7 +13,7 @@ from typing import Any
 import networkx as nx
 
 from .aliases import apply_aliases, reconcile_entities
-from .cooccurrence import cooccurrence_triples
+from .cooccurrence import cooccurrence_triples, topic_triples
 from .data.news import load_documents
 from .data.triple import Triple
 from .extract import extract_corpus
@@ -51,22 +51,29 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     triples = apply_aliases(kept, table)
     if cooccurrence is None:
         cooccurrence = schema is None
-    rule_triples: set[Triple] = set()
+    rule_triples: dict[Triple, str] = {}
     if cooccurrence:
         linked = {frozenset((t.subject, t.object)) for t in triples}
         # a one-word run ("Later") is linked only if the model used it as a name somewhere
         used = {m.casefold() for n in names for m in (n, table.get(n, n))}
-        raw = [r for d in docs for r in cooccurrence_triples(
-            d, [n for n in candidate_names(d["text"])
-                if not _no_name(n, openers) and (" " in n or n.casefold() in used)])]
-        extra = reconcile_entities(sorted({r.subject for r in raw} | {r.object for r in raw}), docs,
+        people = {n for n, ty in _name_types(kept).items() if ty == "person"}
+        raw, topical = [], set()
+        for d in docs:
+            found = [n for n in candidate_names(d["text"])
+                     if not _no_name(n, openers) and (" " in n or n.casefold() in used)]
+            raw += cooccurrence_triples(d, found)
+            topical |= set(topic_triples(d, found, people=people))
+        topical = sorted(topical, key=lambda r: (r.doc_id, r.evidence, r.object))
+        extra = reconcile_entities(sorted({n for r in raw + topical for n in (r.subject, r.object)}), docs,
                                    extended_titles=schema is None)
-        for r in apply_aliases(raw, {**extra, **table}):
-            pair = frozenset((r.subject, r.object))
-            if pair not in linked:
-                linked.add(pair)
-                rule_triples.add(r)
-                triples.append(r)
+        # a sentence's own pairs first: a topic link only where nothing joins the two names yet
+        for rule, found in (("co-occurrence", raw), ("topic", topical)):
+            for r in apply_aliases(found, {**extra, **table}):
+                pair = frozenset((r.subject, r.object))
+                if pair not in linked:
+                    linked.add(pair)
+                    rule_triples[r] = rule
+                    triples.append(r)
     G = nx.MultiDiGraph(documents=len(docs), failed=dict(ex.failed), cache=dict(ex.cache),
                         schema="open" if schema is None else list(schema_relations(schema)),
                         prompt_version=prompt_version(schema), cooccurrence=bool(cooccurrence))
@@ -82,7 +89,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         if t.verb:
             attrs["verb"] = t.verb
         if t in rule_triples:
-            attrs["rule"] = "co-occurrence"
+            attrs["rule"] = rule_triples[t]
         G.add_edge(t.subject, t.object, key=t.relation, **attrs)
     for alias, canonical in table.items():
         if canonical in G and alias != canonical:

@@ -7,7 +7,7 @@ import networkx as nx
 import pytest
 
 from gaba.aliases import defined_acronyms, reconcile_entities
-from gaba.cooccurrence import COOCCURRENCE_RELATION, cooccurrence_triples
+from gaba.cooccurrence import COOCCURRENCE_RELATION, cooccurrence_triples, topic_triples
 from gaba.kgbuild import build_knowledge_graph, graph_triples
 from gaba.names import ALL_TITLES, TITLES, candidate_names, capitalised_names, strip_title
 
@@ -314,3 +314,49 @@ def test_a_description_that_refers_back_to_a_name_is_read_as_the_name(tmp_path, 
     # without the resolution the third sentence names no authority, and the fact would be refused
     (data,) = G.get_edge_data("Brisk Harbour Authority", "Mira Tosh").values()
     assert data["evidence"] == "The Brisk Harbour Authority is run by Mira Tosh."   # the sentence as read
+
+
+def test_a_name_a_sentence_writes_alone_is_linked_to_the_documents_topic():
+    text = ("Harl Valley Radio has hired Tova Brisk as its editor. Founded in 1990 by the ferryman Oren Quill, "
+            "the little station has six staff. Tova Brisk met Sela Marr in Dunvik. The mast was built by Ivo Tarn.")
+    names = [n for n in candidate_names(text) if n != "Founded"]     # what the graph build leaves of them
+    links = [t.as_tuple() for t in topic_triples({"id": "r1", "text": text}, names)]
+    # "Oren Quill" and "Ivo Tarn" stand alone in their sentences; the third sentence names three
+    assert links == [("Harl Valley Radio", COOCCURRENCE_RELATION, "Oren Quill"),
+                     ("Harl Valley Radio", COOCCURRENCE_RELATION, "Ivo Tarn")]
+    (first,) = [t for t in topic_triples({"id": "r1", "text": text}, names) if t.object == "Oren Quill"]
+    assert first.evidence.startswith("Founded in 1990") and first.doc_id == "r1"
+
+
+@pytest.mark.parametrize("text", [
+    "In May the club met. Later Ivo Tarn spoke.",                  # the first sentence opens with no name
+    "Brask hired staff. The mast was built by Ivo Tarn.",           # a one-word topic written only first
+    "Harl Valley Radio grew. Valley Radio Trust paid for it.",     # shares a word with the topic: the same
+    "Harl Valley Radio grew.",                                     # no later sentence
+])
+def test_no_topic_link_without_a_topic_or_a_lone_other_name(text):
+    assert topic_triples({"id": "r1", "text": text}) == []
+
+
+def test_in_a_document_about_a_person_only_a_sentence_about_that_person_is_linked():
+    text = ("Tova Brisk won the Harl Prize. The museum was founded by Ivo Tarn. "
+            "Her first book was printed by Orrin Press.")
+    doc = {"id": "p1", "text": text}
+    assert [t.object for t in topic_triples(doc)] == ["Ivo Tarn", "Orrin Press"]
+    assert [t.object for t in topic_triples(doc, people={"Tova Brisk"})] == ["Orrin Press"]
+
+
+def test_build_marks_topic_links_and_adds_them_only_where_nothing_joins_the_pair(tmp_path, monkeypatch):
+    docs = [{"id": "s1", "text": "Harl Valley Radio hired Tova Brisk. Founded in 1990 by Oren Quill, the station "
+                                 "is small. Its mast was built by Ivo Tarn."}]
+    facts = {"Harl Valley Radio": [{"sentence": 3, "subject": "Ivo Tarn", "predicate": "built mast of",
+                                     "object": "Harl Valley Radio", "subject_type": "person",
+                                     "object_type": "organization"},
+                                    {"sentence": 1, "subject": "Harl Valley Radio", "predicate": "hired",
+                                     "object": "Tova Brisk", "subject_type": "organization",
+                                     "object_type": "person"}]}
+    G = build_knowledge_graph(docs, cache_dir=_scripted_cache(tmp_path, monkeypatch, facts), progress=False)
+    topic = [(u, k, v) for u, v, k, d in G.edges(keys=True, data=True) if d.get("rule") == "topic"]
+    assert topic == [("Harl Valley Radio", COOCCURRENCE_RELATION, "Oren Quill")]   # Ivo Tarn: the model's edge
+    off = build_knowledge_graph(docs, cache_dir=tmp_path / "kg", progress=False, cooccurrence=False)
+    assert "Oren Quill" not in off

@@ -793,6 +793,20 @@ def test_a_date_or_a_number_alone_is_no_predicate():
     assert kept == [] and "names no relation" in refused[0].reason
 
 
+def test_a_passive_participle_after_a_comma_is_read_as_passive():
+    """'S, <verb> in 2016 by O, ...' (a participle after a comma, no 'was') given as (S, <verb>, O)
+    is kept as (S, <verb>_by, O); without the comma before it the verb is left as the model read it.
+    Invented names."""
+    doc = {"id": "p1", "text": "Tessary Sound, refounded in 2016 by the editor Brann Ulvik, records in Harrowgate. "
+                               "Corla Vance refounded Tessary Sound by hand."}
+    recs = [{"sentence": 1, "subject": "Tessary Sound", "predicate": "refounded", "object": "Brann Ulvik"},
+            {"sentence": 2, "subject": "Corla Vance", "predicate": "refounded", "object": "Tessary Sound"}]
+    kept, refused = validate_open_triples(recs, doc)
+    assert not refused
+    assert [t.as_tuple() for t in kept] == [("Tessary Sound", "refounded_by", "Brann Ulvik"),
+                                            ("Corla Vance", "refounded", "Tessary Sound")]
+
+
 def test_a_passive_founding_by_a_namesake_is_still_read_as_passive():
     """A firm named after its founder ('Orle & Pask ... was founded by Tamsin Orle'): the founder's
     surname inside the firm's name is no mention of the founder before the verb. Invented names."""

@@ -239,6 +239,5 @@ def test_the_main_readme_summary_of_the_fresh_collections_is_the_published_run()
         assert passed("multi-hop", graph) > passed("multi-hop", flat)               # more multi-hop passes
         assert passed("unanswerable", graph) > 5 * passed("unanswerable", flat)     # far more abstentions
         assert passed("single-fact", flat) > passed("single-fact", graph)            # more single-fact passes
-        # the last two: as many multi-hop passes on one, fewer on the other
-        assert passed("multi-hop", graph, FRESH[-2]) == passed("multi-hop", flat, FRESH[-2])
-        assert passed("multi-hop", graph, FRESH[-1]) < passed("multi-hop", flat, FRESH[-1])
+        # the last two: fewer multi-hop passes on both
+        assert all(passed("multi-hop", graph, c) < passed("multi-hop", flat, c) for c in FRESH[-2:])
