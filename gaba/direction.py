@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .names import NAME_RUN, mentions, whole_words
+from .names import NAME_RUN, capitalised_names, mentions, whole_words
 
 
 #: A form of "to be" before a participle makes a passive ("was acquired by", "has been led by"), and so
@@ -37,7 +37,10 @@ def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str
         # the object named before the verb too? Not inside the subject's own name ("Keel & Varga ...
         # was founded by Hollis Keel")
         rest = re.sub(whole_words(subject), " ", before, flags=re.I)
-        if mentions(before, subject) and mentions(sentence[m.end():], obj) and not mentions(rest, obj):
+        # a subject named before the verb, or a description there that names no one ("The charity,
+        # founded in 1990 by Ann Lee, ...") with the subject not named after it
+        named = mentions(before, subject) or (not capitalised_names(before) and not mentions(sentence[m.end():], subject))
+        if named and mentions(sentence[m.end():], obj) and not mentions(rest, obj):
             return True
     return False
 

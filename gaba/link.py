@@ -122,6 +122,8 @@ def _fuzzy_score(words, toks, idx, taken, maps, free_pos):
     cov = sum(idx.weight.get(w, 1.0) for w in matched_pos) / wsum
     if words[0] in matched_pos and words[-1] in matched_pos:
         cov = max(cov, 0.9)     # first and last word present: "Margaret Verney" for "Margaret Maria Verney"
+    elif len(matched_pos) < len(words) and set(words[-len(matched_pos):]) == set(matched_pos):
+        cov = max(cov, 0.9)     # the name's last words: "the county forestry commission" for "Osk County Forestry Commission"
     at = {j for j, _ in matched_pos.values()}
     lo, hi = min(at), max(at)
     if any(taken[lo:hi + 1]):

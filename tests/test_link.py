@@ -135,6 +135,17 @@ def test_distinctive_one_word_names_link_without_context():
     assert link_entities("is gorbaciof a word?", G, method="exact").names == []
 
 
+def test_a_description_that_writes_a_names_last_words_links_to_it():
+    """"the county survey board" is "Harl County Survey Board" without the place that opens it; two
+    last words at least, and only the last ones ("the harl survey" is no reading of the name)."""
+    G = _graph([("Harl County Survey Board", "manages", "Osk Forest"), ("Brisk Survey Office", "advises", "Osk Forest")])
+    got = link_entities("Where does the county survey board have its offices?", G, method="fuzzy")
+    assert got.names == ["Harl County Survey Board"] and got[0].method == "fuzzy"
+    assert link_entities("Who advises the survey office?", G, method="fuzzy").names == ["Brisk Survey Office"]
+    assert link_entities("Where does the harl county survey meet?", G, method="fuzzy").names == []
+    assert link_entities("Who runs the board?", G, method="fuzzy").names == []      # one word is no reading
+
+
 def test_invented_names_and_relations():
     """Nothing in the linker knows a corpus: made-up names link by tier, and a one-word name
     that is also a word is vouched for by a relation label the question uses, whatever it is."""
