@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .coref import _inside, opening_name
+from .coref import opening_name, written_inside
 from .data.triple import Triple
 from .names import _need_names, candidate_names, find_mentions, whole_words
 from .passages import require_document, split_sentences
@@ -84,7 +84,7 @@ def topic_triples(doc: dict, names: Iterable[str] | None = None, *,
     names = list(candidate_names(text) if names is None else names)
     sentences = split_sentences(text)
     topic = opening_name(sentences[0]) if sentences else None
-    if topic not in names or (" " not in topic and not _inside(topic, text)):
+    if topic not in names or (" " not in topic and not written_inside(topic, text)):
         return []
     person = topic in set(people)
     out: list[Triple] = []

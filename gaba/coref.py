@@ -97,7 +97,7 @@ def _other_thing(rest: str, names: Iterable[str]) -> bool:
     return False
 
 
-def _inside(word: str, text: str) -> bool:
+def written_inside(word: str, text: str) -> bool:
     """Whether ``text`` writes ``word`` as a name of its own inside a sentence (not "Vessen Drivers' Union")."""
     return any((m.group(1)[:1].islower() or m.group(1)[-1] in ",;)") and m.group(1)[-1] not in ".!?:"
                for m in re.finditer(r"(\S+)\s+" + re.escape(word) + r"\b(?!['’]?\s+" + UPPER + ")", text))
@@ -161,7 +161,7 @@ def resolve_it(text: str) -> str:
         then = _SUBJECT_THEN if " " in (previous or "") else _ONE_WORD_THEN      # not "Back to the Future"
         if previous and (not then.match(sentence[len(previous):])
                          or _other_thing(sentence[len(previous):], capitalised_names(sentence)[1:])
-                         or (" " not in previous and not _inside(previous, text)) or _a_person(previous, sentence)
+                         or (" " not in previous and not written_inside(previous, text)) or _a_person(previous, sentence)
                          or re.search(r"\b(?:it|itself)\b" if start == 0 else r"\b(?:it|its|itself)\b",
                                       sentence[len(previous):]) is not None):
             previous = None

@@ -39,8 +39,9 @@ def passive_read_as_active(predicate: str, sentence: str, subject: str, obj: str
         rest = re.sub(whole_words(subject), " ", before, flags=re.I)
         # a subject named before the verb, or a description there that names no one ("The charity,
         # founded in 1990 by Ann Lee, ...") with the subject not named after it
-        named = mentions(before, subject) or (not capitalised_names(before) and not mentions(sentence[m.end():], subject))
-        if named and mentions(sentence[m.end():], obj) and not mentions(rest, obj):
+        after = sentence[m.end():]
+        named = mentions(before, subject) or (not capitalised_names(before) and not mentions(after, subject))
+        if named and mentions(after, obj) and not mentions(rest, obj):
             return True
     return False
 

@@ -123,7 +123,7 @@ def _fuzzy_score(words, toks, idx, taken, maps, free_pos):
     if words[0] in matched_pos and words[-1] in matched_pos:
         cov = max(cov, 0.9)     # first and last word present: "Margaret Verney" for "Margaret Maria Verney"
     elif len(matched_pos) < len(words) and set(words[-len(matched_pos):]) == set(matched_pos):
-        cov = max(cov, 0.9)     # the name's last words: "the county forestry commission" for "Osk County Forestry Commission"
+        cov = max(cov, 0.9)     # its last words: "the county survey board" for "Osk County Survey Board"
     at = {j for j, _ in matched_pos.values()}
     lo, hi = min(at), max(at)
     if any(taken[lo:hi + 1]):
