@@ -2,6 +2,7 @@
 sentence writes alone to the name its document opens with."""
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -18,6 +19,25 @@ COOCCURRENCE_RELATION = "mentioned_with"
 COOCCURRENCE_MAX_WORDS = 6
 
 
+def _sentences_and_names(doc: dict, names: Iterable[str] | None, who: str
+                         ) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """``names`` (default :func:`~gaba.names.candidate_names`) after the checks both rules make, and
+    each sentence of the document with those it writes (each once, in reading order)."""
+    require_document(doc, who)
+    _need_names(names)
+    names = tuple(candidate_names(doc["text"]) if names is None else names)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be strings, got {[n for n in names if not isinstance(n, str)][:3]!r}.")
+    return names, _mentions_by_sentence(doc["text"], names)
+
+
+@functools.lru_cache(maxsize=8)
+def _mentions_by_sentence(text: str, names: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """:func:`_sentences_and_names` once per text: a graph build asks for it for both rules."""
+    return tuple((sentence, tuple(dict.fromkeys(n for *_, n in find_mentions(sentence, names))))
+                 for sentence in split_sentences(text))
+
+
 def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[Triple]:
     """A rule, not the model: link every two names written in the same sentence.
 
@@ -30,16 +50,9 @@ def cooccurrence_triples(doc: dict, names: Iterable[str] | None = None) -> list[
     [('Ann Lee', 'founded', 'Acme'), ('Ann Lee', 'mentioned_with', 'Oslo'),
      ('Acme', 'mentioned_with', 'Oslo'), ('Acme', 'hired', 'Bo Tarn')]
     """
-    require_document(doc, "cooccurrence_triples")
-    _need_names(names)
-    text = doc["text"]
-    names = list(candidate_names(text) if names is None else names)
-    if not all(isinstance(n, str) for n in names):
-        raise TypeError(f"names must be strings, got {[n for n in names if not isinstance(n, str)][:3]!r}.")
     out: list[Triple] = []
     seen: set[tuple[str, str]] = set()
-    for sentence in split_sentences(text):
-        found = list(dict.fromkeys(n for *_, n in find_mentions(sentence, names)))
+    for sentence, found in _sentences_and_names(doc, names, "cooccurrence_triples")[1]:
         for i, a in enumerate(found):
             for b in found[i + 1:]:
                 if (a, b) in seen or (b, a) in seen:
@@ -78,18 +91,13 @@ def topic_triples(doc: dict, names: Iterable[str] | None = None, *,
     >>> [t.as_tuple() for t in topic_triples(doc)]
     [('Osk Radio', 'mentioned_with', 'Bo Tarn')]
     """
-    require_document(doc, "topic_triples")
-    _need_names(names)
-    text = doc["text"]
-    names = list(candidate_names(text) if names is None else names)
-    sentences = split_sentences(text)
-    topic = opening_name(sentences[0]) if sentences else None
-    if topic not in names or (" " not in topic and not written_inside(topic, text)):
+    names, read = _sentences_and_names(doc, names, "topic_triples")
+    topic = opening_name(read[0][0]) if read else None
+    if topic not in names or (" " not in topic and not written_inside(topic, doc["text"])):
         return []
     person = topic in set(people)
     out: list[Triple] = []
-    for sentence in sentences[1:]:
-        found = list(dict.fromkeys(n for *_, n in find_mentions(sentence, names)))
+    for sentence, found in read[1:]:
         if (len(found) == 1 and not set(found[0].split()) & set(topic.split())
                 and (not person or _PERSONAL.search(sentence))
                 and all(t.object != found[0] for t in out)):

@@ -47,7 +47,8 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
     openers = common_openers(d["text"] for d in docs)
     kept = [t for t in ex.triples if not (_no_name(t.subject, openers) or _no_name(t.object, openers))]
     names = sorted({t.subject for t in kept} | {t.object for t in kept})
-    table = reconcile_entities(names, docs, extended_titles=schema is None, types=_name_types(kept))
+    types = _name_types(kept)
+    table = reconcile_entities(names, docs, extended_titles=schema is None, types=types)
     triples = apply_aliases(kept, table)
     if cooccurrence is None:
         cooccurrence = schema is None
@@ -56,7 +57,7 @@ def build_knowledge_graph(documents: Any = None, *, schema: Any = None,
         linked = {frozenset((t.subject, t.object)) for t in triples}
         # a one-word run ("Later") is linked only if the model used it as a name somewhere
         used = {m.casefold() for n in names for m in (n, table.get(n, n))}
-        people = {n for n, ty in _name_types(kept).items() if ty == "person"}
+        people = {n for n, ty in types.items() if ty == "person"}
         raw, topical = [], set()
         for d in docs:
             found = [n for n in candidate_names(d["text"])

@@ -14,7 +14,7 @@ import pytest
 from gaba import cache, coref, descriptions, names
 from gaba.__main__ import main
 from gaba.aliases import apply_aliases, evaluate_aliases, reconcile_entities
-from gaba.cooccurrence import cooccurrence_triples
+from gaba.cooccurrence import cooccurrence_triples, topic_triples
 from gaba.data.news import load_documents
 from gaba.data.triple import Triple
 from gaba.errors import CacheCorrupt, DocumentError, GabaError
@@ -328,6 +328,7 @@ DOC = {"id": "d1", "text": "Orla Wynd runs Pell Quarry in Odrin Vale."}
     lambda d: validate_triples([], d),
     lambda d: validate_triples([], d, {"RUNS": "runs"}),
     lambda d: cooccurrence_triples(d),
+    lambda d: topic_triples(d),
 ])
 @pytest.mark.parametrize("doc", [{"id": "d1"}, {"text": "Orla Wynd runs Pell Quarry."},
                                  {"id": "d1", "text": None}, "Orla Wynd runs Pell Quarry.", None])
@@ -354,12 +355,13 @@ def test_validate_triples_of_a_single_record_is_a_type_error():
     assert [t.as_tuple() for t in validate_triples([rec], DOC)[0]] == [("Orla Wynd", "runs", "Pell Quarry")]
 
 
+@pytest.mark.parametrize("rule", [cooccurrence_triples, topic_triples])
 @pytest.mark.parametrize("names, words", [("Orla Wynd", "not the string"), ([7, None], "names must be strings")])
-def test_cooccurrence_names_of_the_wrong_type(names, words):
+def test_cooccurrence_names_of_the_wrong_type(rule, names, words):
     """Before: a string was read letter by letter and silently linked nothing; ints raised
     "object of type 'int' has no len()"."""
     with pytest.raises(TypeError, match=words):
-        cooccurrence_triples(DOC, names)
+        rule(DOC, names)
 
 
 def test_extract_triples_with_a_rejected_that_is_not_a_list_fails_before_the_call(scripted):
